@@ -1,0 +1,160 @@
+"""The dynamic agent loop: one turn, repeated, over one growing `messages` list."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import anthropic
+
+from .compaction import compact, is_prompt_too_long, size
+from .events import Kind
+from .hooks import Hooks
+from .limits import Abort, Limits
+from .result import Result, Terminal
+from .retry import RetryPolicy
+from .run import Failure, Run, StopRun
+from .sync import run_sync
+from .tools import ToolSet
+
+CONTINUE_NUDGE = "Continue exactly where you stopped. Do not apologise and do not repeat anything."
+MAX_TOKENS_CAP = 32_000  # escalation doubles max_tokens up to this
+MAX_CONTINUATIONS = 8  # text continuations after max_tokens, before the run gives up
+
+
+async def arun_agent(
+    model: Any, prompt: str | list[dict[str, Any]], *, system: str | None = None, tools: ToolSet | None = None,
+    limits: Limits | None = None, abort: Abort | None = None, hooks: Hooks | None = None,
+    retry: RetryPolicy | None = None, seed: int = 0, run: Run | None = None,
+) -> Result:
+    """Run the model in a loop until it ends its turn, a limit is hit, or it fails for good.
+
+    Each turn: check the limits and the abort flag, then *sample* (send system, tools, max_tokens
+    and the messages); *switch on stop_reason*: `end_turn`/`stop_sequence` complete the run;
+    `tool_use` *executes* every tool_use block (concurrently), then *appends* the assistant message
+    whole and one user message with a tool_result per tool_use, in order; *next* turn.
+    Recovery turns are just more turns: `max_tokens` keeps the partial text, doubles max_tokens
+    and asks the model to continue (or, inside an unfinished tool_use, retries the same request
+    with more room); `pause_turn` sends the reply back as it is; "prompt is too long" (or
+    `model_context_window_exceeded`) compacts the context and tries again; `refusal` ends it.
+    API errors are retried by the retry policy inside `run.sample`. Whatever happens, the
+    Result carries the conversation, usage and events recorded up to the end.
+    """
+    run = run or Run(model, pattern="agent", limits=limits, abort=abort, hooks=hooks, retry=retry, seed=seed)
+    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    parts: list[str] = []  # text kept across max_tokens continuations
+    result = await run.execute(lambda: agent_loop(run, messages, parts, system=system, tools=tools), lambda: messages)
+    if result.terminal is not Terminal.COMPLETED and not result.output:
+        return _with_output(result, "".join(parts) + _last_text(messages))
+    return result
+
+
+async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str], *, system: str | None = None,
+                     tools: ToolSet | None = None) -> str:
+    """The loop itself, on an existing run: returns the output or raises (StopRun, Failure, APIError).
+
+    `messages` is updated in place (the caller keeps the conversation however the loop ends);
+    the message dicts in it are never mutated.
+    """
+    tools = tools or ToolSet()
+    max_tokens = run.limits.max_tokens
+    request: dict[str, Any] = {"system": system} if system else {}
+    if tools.params:
+        request["tools"] = tools.params
+    while True:  # bounded: each turn is a model call (max_steps) or a strictly shrinking compaction
+        try:
+            reply = await run.sample(messages=messages, max_tokens=max_tokens, **request)
+        except anthropic.BadRequestError as exc:
+            if not is_prompt_too_long(exc):
+                raise
+            messages[:] = _compacted(run, messages)
+            continue
+        content = [block.to_dict() for block in reply.content]
+        uses = [block for block in reply.content if block.type == "tool_use"]
+        match reply.stop_reason:
+            case "tool_use" | "pause_turn" if uses:
+                results = await run.call_tools(tools, uses)
+                _append_assistant(messages, content)
+                messages.append({"role": "user", "content": results})
+            case "end_turn" | "stop_sequence" | "tool_use" | None:  # tool_use without a block: nothing to run
+                _append_assistant(messages, content)
+                return "".join(parts) + _text(content)
+            case "max_tokens" if uses:
+                max_tokens = _escalated(run, max_tokens, required=True)  # never run a cut tool_use
+            case "max_tokens":
+                messages[:] = _continued(run, messages, content, parts)
+                max_tokens = _escalated(run, max_tokens, required=False)
+            case "pause_turn":
+                _append_assistant(messages, content)
+                run.record(Kind.RECOVERY, run.elapsed(), detail="pause_turn: reply sent back as it is")
+            case "model_context_window_exceeded":
+                messages[:] = _compacted(run, _continued(run, messages, content, parts))
+            case "refusal":
+                _append_assistant(messages, content)
+                raise StopRun(Terminal.REFUSAL, "the model refused (stop_reason refusal)")
+            case other:
+                raise Failure("UnknownStopReason", f"unexpected stop_reason {other!r}")
+
+
+def run_agent(model: Any, prompt: str | list[dict[str, Any]], **kwargs: Any) -> Result:
+    """Synchronous `arun_agent` (same arguments); also works inside Jupyter."""
+    return run_sync(arun_agent(model, prompt, **kwargs))
+
+
+def _text(content: list[dict[str, Any]]) -> str:
+    return "".join(block.get("text", "") for block in content if block.get("type") == "text")
+
+
+def _last_text(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            return _text(message["content"])
+    return ""
+
+
+def _with_output(result: Result, output: str) -> Result:
+    return replace(result, output=output)
+
+
+def _append_assistant(messages: list[dict[str, Any]], content: list[dict[str, Any]]) -> None:
+    """Append a reply; after a pause_turn it continues the same assistant turn, so roles still alternate."""
+    if messages[-1]["role"] == "assistant":
+        messages[-1] = {"role": "assistant", "content": [*messages[-1]["content"], *content]}
+    else:
+        messages.append({"role": "assistant", "content": content})
+
+
+def _continued(run: Run, messages: list[dict[str, Any]], content: list[dict[str, Any]],
+               parts: list[str]) -> list[dict[str, Any]]:
+    """Keep a cut reply's text and ask for the rest (a recovery turn)."""
+    if len(parts) >= MAX_CONTINUATIONS:
+        raise Failure("MaxTokens", f"output still cut after {MAX_CONTINUATIONS} continuations")
+    parts.append(_text(content))
+    run.record(Kind.RECOVERY, run.elapsed(), detail="max_tokens: partial text kept, asked to continue")
+    if not content:
+        return messages
+    continued = list(messages)
+    _append_assistant(continued, content)
+    continued.append({"role": "user", "content": CONTINUE_NUDGE})
+    return continued
+
+
+def _escalated(run: Run, max_tokens: int, *, required: bool) -> int:
+    """Double max_tokens up to the cap; when a cut tool_use needs more and none is left, give up."""
+    raised = min(max_tokens * 2, max(MAX_TOKENS_CAP, run.limits.max_tokens))
+    if raised == max_tokens:
+        if required:
+            raise Failure("MaxTokens", f"a tool_use block did not fit in max_tokens={max_tokens}")
+        return max_tokens
+    run.record(Kind.ESCALATION, run.elapsed(), detail=f"max_tokens {max_tokens} -> {raised}")
+    return raised
+
+
+def _compacted(run: Run, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    start, before = run.elapsed(), size(messages)
+    smaller, cleared = compact(messages)
+    after = size(smaller)
+    if cleared == 0 or after >= before:
+        raise Failure("ContextOverflow", "prompt is too long and the context cannot be compacted further")
+    run.record(Kind.COMPACTION, start, detail=f"cleared {cleared} tool results: {before} -> {after} chars")
+    return smaller

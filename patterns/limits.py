@@ -1,0 +1,48 @@
+"""What a run may spend (`Limits`) and how a caller stops it early (`Abort`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on one run; `None` means unlimited. Checked before every model call.
+
+    - `max_steps`: at most this many model calls that return a message.
+    - `max_tokens`: the `max_tokens` sent with each call (default 1024).
+    - `token_budget`: prompt + output tokens of all calls so far.
+    - `cost_budget_usd`: dollars spent so far (an unpriced model never hits it).
+    - `time_budget_s`: seconds on the run's clock (modelled time for a simulated model).
+    """
+
+    max_steps: int | None = 50
+    max_tokens: int = 1024
+    token_budget: int | None = None
+    cost_budget_usd: float | None = None
+    time_budget_s: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "token_budget", "cost_budget_usd", "time_budget_s"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"Limits.{name} must be >= 0 or None, got {value!r}")
+        if self.max_tokens < 1:
+            raise ValueError(f"Limits.max_tokens must be >= 1, got {self.max_tokens!r}")
+
+
+class Abort:
+    """A flag any code (another task, a tool, a hook) may set; the run stops at the next phase."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def set(self, reason: str = "aborted by caller") -> None:
+        if self.reason is None:
+            self.reason = reason
+
+    @property
+    def is_set(self) -> bool:
+        return self.reason is not None

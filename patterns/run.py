@@ -1,0 +1,219 @@
+"""`Run`: the recorder every pattern shares. It makes the model calls, runs the tools, and keeps the trace.
+
+A pattern is a plain coroutine over a `Run`: it calls `run.sample(...)` for each model call and
+`run.call_tools(...)` for each round of tools, and raises `StopRun` or `Failure` to end early.
+`Run.execute(body)` is the one place where every way of ending becomes a `Result`, with the
+partial usage and the events recorded up to that moment, on every exit path.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import anthropic
+from anthropic.types import Message
+
+from .clock import Clock, clock_of, gather_timed
+from .events import Event, Kind
+from .hooks import Hooks, call_hook
+from .limits import Abort, Limits
+from .pricing import cost_usd
+from .redact import redact
+from .result import ErrorInfo, Result, Terminal
+from .retry import RetryPolicy
+from .tools import ToolOutcome, ToolSet
+from .usage import Usage
+
+
+class StopRun(Exception):
+    """A typed end that is not an error: a limit, an abort, a refusal."""
+
+    def __init__(self, terminal: Terminal, detail: str) -> None:
+        super().__init__(detail)
+        self.terminal = terminal
+        self.detail = detail
+
+
+class Failure(Exception):
+    """A workflow's typed failure (a gate that fails, an invented label, a malformed plan)."""
+
+    def __init__(self, kind: str, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.where = where
+
+
+def error_info(exc: BaseException, where: str = "") -> ErrorInfo:
+    if isinstance(exc, Failure):
+        return ErrorInfo(exc.kind, redact(exc.message), exc.where or where)
+    return ErrorInfo(type(exc).__name__, redact(str(exc))[:1000], where)
+
+
+class Run:
+    """Mutable bookkeeping for one pattern run; what it produces (`Result`, `Event`) is immutable."""
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        pattern: str = "",
+        limits: Limits | None = None,
+        abort: Abort | None = None,
+        hooks: Hooks | None = None,
+        retry: RetryPolicy | None = None,
+        seed: int = 0,
+    ) -> None:
+        if not callable(getattr(model, "create", None)):
+            raise TypeError(f"model must have an async create(**params) method, got {model!r}")
+        self.model = model
+        self.pattern = pattern
+        self.limits = limits or Limits()
+        self.abort = abort or Abort()
+        self.hooks = hooks or Hooks()
+        self.retry = retry or RetryPolicy()
+        self.rng = random.Random(seed)  # retry jitter: seeded, so a simulated run replays exactly
+        self.clock: Clock = clock_of(model)
+        self.price_id: str | None = getattr(model, "price_id", None)
+        self.t0 = self.clock.now()
+        self.events: list[Event] = []
+        self.usage = Usage()
+        self.cost: float | None = 0.0
+        self.steps = 0
+        self.in_flight = 0  # calls sent but not returned: concurrent branches must not overshoot max_steps
+        self.task = ""  # the run's original input, which workflow prompts may quote as {task}
+        self.tool_calls = 0
+        self.errors: list[ErrorInfo] = []
+        self.extra: dict[str, Any] = {}
+
+    def elapsed(self) -> float:
+        return self.clock.now() - self.t0
+
+    def record(self, kind: Kind, start: float, **fields: Any) -> Event:
+        event = Event(kind, start, self.elapsed(), **fields)
+        self.events.append(event)
+        return event
+
+    def check(self) -> None:
+        """Raise `StopRun` if the run was aborted or a limit was reached. Called before each model call."""
+        lim = self.limits
+        if self.abort.is_set:
+            raise StopRun(Terminal.ABORTED, self.abort.reason or "aborted")
+        if lim.max_steps is not None and self.steps + self.in_flight >= lim.max_steps:
+            raise StopRun(Terminal.MAX_STEPS, f"max_steps={lim.max_steps} model calls made")
+        if lim.token_budget is not None and self.usage.total_tokens >= lim.token_budget:
+            raise StopRun(Terminal.BUDGET, f"token_budget={lim.token_budget} reached ({self.usage.total_tokens})")
+        if lim.cost_budget_usd is not None and self.cost is not None and self.cost >= lim.cost_budget_usd:
+            raise StopRun(Terminal.BUDGET, f"cost_budget_usd={lim.cost_budget_usd} reached (${self.cost:.4f})")
+        if lim.time_budget_s is not None and self.elapsed() >= lim.time_budget_s:
+            raise StopRun(Terminal.TIMEOUT, f"time_budget_s={lim.time_budget_s} reached")
+
+    async def sample(self, *, name: str = "", **params: Any) -> Message:
+        """One model call, through the limits, the hooks and the retry policy.
+
+        Raises `StopRun` (limit, abort), or the SDK's exception once retries are exhausted or the
+        error is not retryable. Failed attempts are `retry`/`error` events; the call that returns
+        is one `model_call` event with its usage and cost.
+        """
+        self.check()
+        params.setdefault("max_tokens", self.limits.max_tokens)
+        await call_hook(self.hooks.before_model, params)
+        self.in_flight += 1
+        try:
+            return await self._sample(name, params)
+        finally:
+            self.in_flight -= 1
+
+    async def _sample(self, name: str, params: dict[str, Any]) -> Message:
+        policy = self.retry
+        for attempt in range(policy.max_retries + 1):
+            start = self.elapsed()
+            try:
+                message = await self.model.create(**params)
+            except anthropic.APIError as exc:
+                if attempt < policy.max_retries and policy.is_retryable(exc):
+                    wait = policy.delay_s(attempt, exc, self.rng)
+                    self.record(Kind.RETRY, start, name=name, error_type=type(exc).__name__,
+                                error=redact(str(exc))[:500], attempt=attempt + 1, detail=f"wait {wait:.3f}s")
+                    await self.clock.sleep(wait)
+                    if self.abort.is_set:
+                        raise StopRun(Terminal.ABORTED, self.abort.reason or "aborted") from None
+                    continue
+                self.record(Kind.ERROR, start, name=name, error_type=type(exc).__name__,
+                            error=redact(str(exc))[:500], attempt=attempt + 1)
+                raise
+            self._account(message, start, name)
+            await call_hook(self.hooks.after_step, message)
+            return message
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _account(self, message: Message, start: float, name: str) -> None:
+        usage = Usage.from_api(message.usage)
+        price = cost_usd(self.price_id or message.model, usage)
+        self.usage = self.usage + usage
+        self.cost = None if price is None or self.cost is None else self.cost + price
+        self.record(Kind.MODEL_CALL, start, name=name, model=message.model, usage=usage, cost_usd=price,
+                    stop_reason=message.stop_reason, position=self.steps)
+        self.steps += 1
+
+    async def call_tool(self, tools: ToolSet, block: Any, name: str = "") -> dict[str, Any]:
+        """Execute one tool_use block (object or dict) into its tool_result block."""
+        tool_name, tool_id, tool_input = _tool_use_fields(block)
+        start = self.elapsed()
+        denied = await call_hook(self.hooks.before_tool, tool_name, tool_input)
+        if denied:
+            reason = denied if isinstance(denied, str) else "denied by the permission hook"
+            outcome = ToolOutcome(f"Permission denied: {reason}", True, "PermissionDenied")
+        else:
+            outcome = await tools.execute(tool_name, tool_input)
+        self.tool_calls += 1
+        self.record(Kind.TOOL_CALL, start, name=name or tool_name, tool_name=tool_name, tool_use_id=tool_id,
+                    is_error=outcome.is_error, error_type=outcome.error_type,
+                    error=outcome.content[:300] if outcome.is_error else None)
+        return outcome.block(tool_id)
+
+    async def call_tools(self, tools: ToolSet, blocks: Sequence[Any], name: str = "") -> list[dict[str, Any]]:
+        """Execute tool_use blocks concurrently; results in the blocks' order."""
+        if self.abort.is_set:
+            raise StopRun(Terminal.ABORTED, self.abort.reason or "aborted")
+        if len(blocks) == 1:
+            return [await self.call_tool(tools, blocks[0], name)]
+        return await gather_timed(self.clock, (self.call_tool(tools, b, name) for b in blocks))
+
+    async def gather(self, aws: Sequence[Awaitable[Any]]) -> list[Any]:
+        """Run branches concurrently; the run's clock resumes at the slowest branch's end."""
+        return await gather_timed(self.clock, aws)
+
+    def result(self, terminal: Terminal, output: str, messages: list[dict[str, Any]], detail: str = "") -> Result:
+        return Result(
+            terminal=terminal, output=output, messages=messages, steps=self.steps, tool_calls=self.tool_calls,
+            usage=self.usage, cost_usd=self.cost, latency_s=self.elapsed(), errors=tuple(self.errors),
+            events=tuple(self.events), pattern=self.pattern, detail=detail, extra=dict(self.extra),
+        )
+
+    async def execute(self, body: Callable[[], Awaitable[str]], messages: Callable[[], list[dict[str, Any]]]
+                      | None = None) -> Result:
+        """Await `body()` and turn every way it can end into a `Result`: the one place exits are caught.
+
+        Programming errors (TypeError in the caller's code and the like) propagate.
+        """
+        terminal, output, detail = Terminal.COMPLETED, "", ""
+        try:
+            output = await body()
+        except StopRun as stop:
+            terminal, detail = stop.terminal, stop.detail
+            self.record(Kind.LIMIT, self.elapsed(), detail=detail)
+        except (Failure, anthropic.APIError) as exc:
+            terminal = Terminal.ERROR
+            info = error_info(exc)
+            detail = f"{info.kind}: {info.message}"
+            self.errors.append(info)
+        return self.result(terminal, output, messages() if messages else [], detail)
+
+
+def _tool_use_fields(block: Any) -> tuple[str, str, Any]:
+    if isinstance(block, dict):
+        return str(block.get("name", "")), str(block.get("id", "")), block.get("input")
+    return block.name, block.id, block.input

@@ -1,0 +1,135 @@
+"""Tools: `@tool` turns a typed, documented function into a tool; a `ToolSet` executes tool_use blocks.
+
+Every failure a model can cause or suffer becomes an `is_error` tool_result it can read and act
+on (unknown tool, input that does not fit the schema, an exception, a timeout); the run goes on.
+Nothing here evaluates model output as code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .schema import function_schema, validate
+
+MAX_RESULT_CHARS = 20_000  # a larger result is cut, with a marker saying how much was dropped
+DEFAULT_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    fn: Callable[..., Any] = field(repr=False)
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+
+    @property
+    def param(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+
+def tool(
+    fn: Callable[..., Any] | None = None, *, name: str | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+) -> Any:
+    """Decorator: `@tool` or `@tool(name=..., timeout_s=...)`. Sync and async functions both work.
+
+    A sync function with a timeout runs in a worker thread so that the timeout can cut it off;
+    with `timeout_s=None` it runs inline (cheapest, but a hang then hangs the run).
+    """
+
+    def build(f: Callable[..., Any]) -> Tool:
+        description, schema = function_schema(f)
+        return Tool(name or f.__name__, description, schema, f, timeout_s)
+
+    return build(fn) if fn is not None else build
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    content: str
+    is_error: bool = False
+    error_type: str | None = None
+
+    def block(self, tool_use_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": self.content}
+        if self.is_error:
+            result["is_error"] = True
+        return result
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):  # circular structures and the like
+            text = repr(value)
+    if len(text) > MAX_RESULT_CHARS:
+        dropped = len(text) - MAX_RESULT_CHARS
+        text = f"{text[:MAX_RESULT_CHARS]}\n[truncated: {dropped} of {len(text)} characters not shown]"
+    return text or "(empty result)"
+
+
+class ToolSet:
+    """The tools offered to a model, by name."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self.tools: dict[str, Tool] = {}
+        for t in tools:
+            if not isinstance(t, Tool):
+                raise TypeError(f"ToolSet takes Tool objects (use @tool), got {t!r}")
+            if t.name in self.tools:
+                raise ValueError(f"two tools are named {t.name!r}")
+            self.tools[t.name] = t
+        self.params: list[dict[str, Any]] = [t.param for t in self.tools.values()]
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.tools
+
+    async def execute(self, name: str, tool_input: Any) -> ToolOutcome:
+        t = self.tools.get(name)
+        if t is None:
+            known = ", ".join(self.tools) or "none"
+            return ToolOutcome(f"Error: unknown tool {name!r}. Available tools: {known}.", True, "UnknownTool")
+        if not isinstance(tool_input, dict):
+            return ToolOutcome(
+                f"Error: tool input must be a JSON object, got {type(tool_input).__name__}.", True, "InvalidInput"
+            )
+        problems = validate(tool_input, t.input_schema)
+        if problems:
+            return ToolOutcome("Error: invalid input: " + "; ".join(problems[:5]), True, "InvalidInput")
+        try:
+            value = await _call(t, tool_input)
+        except Exception as exc:  # a tool's failure is the model's information, not the run's crash
+            if isinstance(exc, TimeoutError) and t.timeout_s is not None:
+                return ToolOutcome(f"Error: tool {name!r} timed out after {t.timeout_s:g} s.", True, "ToolTimeout")
+            return ToolOutcome(f"Error: {type(exc).__name__}: {exc}"[:2000], True, type(exc).__name__)
+        return ToolOutcome(_as_text(value))
+
+
+async def _call(t: Tool, tool_input: dict[str, Any]) -> Any:
+    if inspect.iscoroutinefunction(t.fn):
+        if t.timeout_s is None:
+            return await t.fn(**tool_input)
+        async with asyncio.timeout(t.timeout_s):
+            return await t.fn(**tool_input)
+    if t.timeout_s is None:
+        value = t.fn(**tool_input)
+    else:
+        value = await asyncio.wait_for(asyncio.to_thread(t.fn, **tool_input), t.timeout_s)
+    if inspect.isawaitable(value):
+        value = await _await(value)
+    return value
+
+
+async def _await(value: Awaitable[Any]) -> Any:
+    return await value

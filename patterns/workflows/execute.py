@@ -1,0 +1,28 @@
+"""Run any workflow (or agent) spec on a model: one `Result`, whatever happens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..hooks import Hooks
+from ..limits import Abort, Limits
+from ..result import Result
+from ..retry import RetryPolicy
+from ..run import Run
+from ..sync import run_sync
+
+
+async def execute(
+    spec: Any, model: Any, task: str, *, limits: Limits | None = None, abort: Abort | None = None,
+    hooks: Hooks | None = None, retry: RetryPolicy | None = None, seed: int = 0,
+) -> Result:
+    """`await spec(run, task)` inside a fresh `Run`; every ending becomes the Result's terminal."""
+    run = Run(model, pattern=getattr(spec, "pattern", type(spec).__name__.lower()), limits=limits, abort=abort,
+              hooks=hooks, retry=retry, seed=seed)
+    run.task = task
+    return await run.execute(lambda: spec(run, task), lambda: list(run.extra.get("messages", [])))
+
+
+def run_workflow(spec: Any, model: Any, task: str, **kwargs: Any) -> Result:
+    """Synchronous `execute` (works inside Jupyter too)."""
+    return run_sync(execute(spec, model, task, **kwargs))
