@@ -1,0 +1,514 @@
+"""`@tool` schemas from type hints, and every path of `ToolSet.execute` (each failure an is_error result)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any, Literal
+
+import pytest
+
+from patterns.schema import type_schema, validate
+from patterns.tools import MAX_RESULT_CHARS, Tool, ToolOutcome, ToolSet, tool
+
+
+def run(toolset: ToolSet, name: str, tool_input: Any) -> ToolOutcome:
+    return asyncio.run(toolset.execute(name, tool_input))
+
+
+@tool(timeout_s=None)
+def lookup(
+    query: str,
+    limit: int = 5,
+    score: float = 0.5,
+    exact: bool = False,
+    tags: list[str] | None = None,
+    weights: dict[str, float] | None = None,
+    mode: Literal["fast", "deep"] = "fast",
+) -> dict[str, Any]:
+    """Look a query up in the knowledge base.
+
+    Returns the best matches; this second paragraph is not part of the description.
+
+    Args:
+        query: the words to look for
+        limit (int): how many matches at most
+        mode: how hard to search
+    """
+    return {"query": query, "limit": limit, "mode": mode}
+
+
+@tool(timeout_s=None)
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+# ---------------------------------------------------------------- @tool and the schema
+
+
+def test_tool_name_is_the_function_name_by_default() -> None:
+    assert isinstance(lookup, Tool)
+    assert lookup.name == "lookup"
+
+
+def test_tool_name_can_be_overridden() -> None:
+    @tool(name="search_kb")
+    def f(q: str) -> str:
+        """Search."""
+        return q
+
+    assert f.name == "search_kb"
+
+
+def test_description_is_the_first_paragraph_of_the_docstring() -> None:
+    assert lookup.description == "Look a query up in the knowledge base."
+
+
+def test_multiline_first_paragraph_is_joined_into_one_line() -> None:
+    @tool
+    def f(q: str) -> str:
+        """Search the knowledge base
+        for a query.
+
+        More detail.
+        """
+        return q
+
+    assert f.description == "Search the knowledge base for a query."
+
+
+def test_primitive_types_map_to_json_types() -> None:
+    props = lookup.input_schema["properties"]
+    assert props["query"]["type"] == "string"
+    assert props["limit"]["type"] == "integer"
+    assert props["score"]["type"] == "number"
+    assert props["exact"]["type"] == "boolean"
+
+
+def test_list_of_x_is_an_array_of_x() -> None:
+    assert type_schema(list[int]) == {"type": "array", "items": {"type": "integer"}}
+
+
+def test_dict_of_str_to_x_is_an_object_with_typed_values() -> None:
+    assert type_schema(dict[str, bool]) == {"type": "object", "additionalProperties": {"type": "boolean"}}
+
+
+def test_literal_is_an_enum() -> None:
+    assert lookup.input_schema["properties"]["mode"]["enum"] == ["fast", "deep"]
+
+
+def test_optional_x_is_described_as_x() -> None:
+    props = lookup.input_schema["properties"]
+    assert props["tags"]["type"] == "array"
+    assert props["tags"]["items"] == {"type": "string"}
+    assert props["weights"]["additionalProperties"] == {"type": "number"}
+
+
+def test_only_parameters_without_defaults_are_required() -> None:
+    assert lookup.input_schema["required"] == ["query"]
+
+
+def test_defaults_are_recorded_in_the_schema() -> None:
+    props = lookup.input_schema["properties"]
+    assert props["limit"]["default"] == 5
+    assert props["mode"]["default"] == "fast"
+    assert props["tags"]["default"] is None
+    assert "default" not in props["query"]
+
+
+def test_no_required_key_when_every_parameter_has_a_default() -> None:
+    @tool
+    def f(n: int = 1) -> int:
+        """Count."""
+        return n
+
+    assert "required" not in f.input_schema
+
+
+def test_args_section_gives_parameter_descriptions() -> None:
+    props = lookup.input_schema["properties"]
+    assert props["query"]["description"] == "the words to look for"
+    assert props["limit"]["description"] == "how many matches at most"  # "name (type): ..." form
+    assert props["mode"]["description"] == "how hard to search"
+    assert "description" not in props["score"]
+
+
+def test_schema_forbids_unknown_properties() -> None:
+    assert lookup.input_schema["type"] == "object"
+    assert lookup.input_schema["additionalProperties"] is False
+
+
+def test_function_without_docstring_is_a_type_error() -> None:
+    def undocumented(q: str) -> str:
+        return q
+
+    with pytest.raises(TypeError, match="docstring"):
+        tool(undocumented)
+
+
+def test_unhinted_parameter_is_a_type_error() -> None:
+    def f(q):  # type: ignore[no-untyped-def]
+        """Search."""
+        return q
+
+    with pytest.raises(TypeError, match="'q' needs a type hint"):
+        tool(f)
+
+
+def test_var_kwargs_are_a_type_error() -> None:
+    def f(**kwargs: str) -> str:
+        """Search."""
+        return ""
+
+    with pytest.raises(TypeError, match="kwargs"):
+        tool(f)
+
+
+def test_unsupported_type_is_a_type_error() -> None:
+    def f(when: complex) -> str:
+        """Search."""
+        return ""
+
+    with pytest.raises(TypeError, match="unsupported parameter type"):
+        tool(f)
+
+
+def test_toolset_params_is_the_api_tools_list() -> None:
+    ts = ToolSet([lookup, echo])
+    assert ts.params == [
+        {"name": "lookup", "description": lookup.description, "input_schema": lookup.input_schema},
+        {"name": "echo", "description": "Return the text unchanged.", "input_schema": echo.input_schema},
+    ]
+    assert json.loads(json.dumps(ts.params)) == ts.params  # sendable as JSON
+
+
+def test_toolset_len_and_contains() -> None:
+    ts = ToolSet([lookup, echo])
+    assert len(ts) == 2
+    assert "echo" in ts
+    assert "nope" not in ts
+
+
+def test_toolset_rejects_duplicate_names() -> None:
+    @tool(name="echo")
+    def other(text: str) -> str:
+        """Another echo."""
+        return text
+
+    with pytest.raises(ValueError, match="'echo'"):
+        ToolSet([echo, other])
+
+
+def test_toolset_rejects_a_plain_function() -> None:
+    def f(q: str) -> str:
+        """Search."""
+        return q
+
+    with pytest.raises(TypeError, match="@tool"):
+        ToolSet([f])  # type: ignore[list-item]
+
+
+# ---------------------------------------------------------------- execute: success paths
+
+
+def test_sync_tool_runs_and_returns_text() -> None:
+    out = run(ToolSet([echo]), "echo", {"text": "hello"})
+    assert out == ToolOutcome("hello")
+    assert out.is_error is False
+
+
+def test_async_tool_runs() -> None:
+    @tool
+    async def shout(text: str) -> str:
+        """Upper-case the text."""
+        await asyncio.sleep(0)
+        return text.upper()
+
+    out = run(ToolSet([shout]), "shout", {"text": "hi"})
+    assert out.content == "HI"
+    assert not out.is_error
+
+
+def test_sync_tool_with_timeout_runs_in_a_worker_thread() -> None:
+    seen: list[int] = []
+
+    @tool(timeout_s=5.0)
+    def where() -> str:
+        """Record the thread it ran on."""
+        seen.append(threading.get_ident())
+        return "ok"
+
+    assert run(ToolSet([where]), "where", {}).content == "ok"
+    assert seen and seen[0] != threading.get_ident()
+
+
+def test_sync_tool_without_timeout_runs_inline() -> None:
+    seen: list[int] = []
+
+    @tool(timeout_s=None)
+    def where() -> str:
+        """Record the thread it ran on."""
+        seen.append(threading.get_ident())
+        return "ok"
+
+    run(ToolSet([where]), "where", {})
+    assert seen == [threading.get_ident()]
+
+
+def test_defaults_apply_when_fields_are_omitted() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"query": "x"})
+    assert json.loads(out.content) == {"query": "x", "limit": 5, "mode": "fast"}
+
+
+def test_dict_result_is_serialised_as_json() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"query": "café", "limit": 2, "mode": "deep"})
+    assert json.loads(out.content) == {"query": "café", "limit": 2, "mode": "deep"}
+    assert "café" in out.content  # not \u-escaped
+
+
+def test_set_result_is_converted_to_text() -> None:
+    @tool(timeout_s=None)
+    def ids() -> Any:
+        """A set of ids."""
+        return {3}
+
+    out = run(ToolSet([ids]), "ids", {})
+    assert not out.is_error
+    assert "3" in out.content
+
+
+def test_arbitrary_object_result_is_converted_to_text() -> None:
+    class Thing:
+        def __str__(self) -> str:
+            return "a thing"
+
+    @tool(timeout_s=None)
+    def make() -> Any:
+        """Make a thing."""
+        return {"made": Thing()}
+
+    out = run(ToolSet([make]), "make", {})
+    assert not out.is_error
+    assert json.loads(out.content) == {"made": "a thing"}
+
+
+def test_circular_result_falls_back_to_repr() -> None:
+    @tool(timeout_s=None)
+    def loop() -> Any:
+        """A list containing itself."""
+        x: list[Any] = []
+        x.append(x)
+        return x
+
+    out = run(ToolSet([loop]), "loop", {})
+    assert not out.is_error
+    assert out.content == "[[...]]"
+
+
+def test_empty_result_is_said_in_words() -> None:
+    out = run(ToolSet([echo]), "echo", {"text": ""})
+    assert out.content == "(empty result)"
+
+
+def test_huge_result_is_truncated_with_a_visible_marker() -> None:
+    n = MAX_RESULT_CHARS + 5_000
+    out = run(ToolSet([echo]), "echo", {"text": "x" * n})
+    assert not out.is_error
+    assert out.content.startswith("x" * MAX_RESULT_CHARS)
+    assert out.content.count("x") == MAX_RESULT_CHARS
+    assert out.content.endswith(f"[truncated: 5000 of {n} characters not shown]")
+
+
+def test_result_of_exactly_the_limit_is_not_truncated() -> None:
+    out = run(ToolSet([echo]), "echo", {"text": "y" * MAX_RESULT_CHARS})
+    assert out.content == "y" * MAX_RESULT_CHARS
+
+
+def test_model_input_that_looks_like_code_is_plain_data() -> None:
+    payload = "__import__('os').system('echo hi')"
+    out = run(ToolSet([echo]), "echo", {"text": payload})
+    assert out == ToolOutcome(payload)
+
+
+def test_code_shaped_input_does_not_satisfy_an_integer_field() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"query": "q", "limit": "__import__('os').getpid()"})
+    assert out.is_error
+    assert "expected integer" in out.content
+
+
+# ---------------------------------------------------------------- execute: every is_error path
+
+
+def test_unknown_tool_lists_the_available_tools() -> None:
+    out = run(ToolSet([lookup, echo]), "delete_everything", {})
+    assert out.is_error and out.error_type == "UnknownTool"
+    assert "'delete_everything'" in out.content
+    assert "Available tools: lookup, echo" in out.content
+
+
+def test_unknown_tool_in_an_empty_toolset_says_none() -> None:
+    out = run(ToolSet(), "x", {})
+    assert out.is_error
+    assert "Available tools: none" in out.content
+
+
+@pytest.mark.parametrize("bad", [["query", "x"], "query=x", 3, None])
+def test_input_that_is_not_an_object_is_an_error(bad: Any) -> None:
+    out = run(ToolSet([lookup]), "lookup", bad)
+    assert out.is_error and out.error_type == "InvalidInput"
+    assert "must be a JSON object" in out.content
+    assert type(bad).__name__ in out.content
+
+
+def test_missing_required_field_is_an_error() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"limit": 3})
+    assert out.is_error and out.error_type == "InvalidInput"
+    assert "missing required field 'query'" in out.content
+
+
+def test_wrong_type_is_an_error_naming_the_field() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"query": "q", "limit": "three"})
+    assert out.is_error
+    assert "input.limit: expected integer, got str 'three'" in out.content
+
+
+def test_bool_is_not_accepted_as_an_integer() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"query": "q", "limit": True})
+    assert out.is_error
+    assert "expected integer" in out.content
+
+
+def test_int_is_accepted_as_a_number() -> None:
+    assert validate({"query": "q", "score": 1}, lookup.input_schema) == []
+
+
+def test_wrong_list_item_type_is_an_error_with_its_index() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"query": "q", "tags": ["a", 2]})
+    assert out.is_error
+    assert "input.tags[1]: expected string" in out.content
+
+
+def test_wrong_dict_value_type_is_an_error() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"query": "q", "weights": {"a": "heavy"}})
+    assert out.is_error
+    assert "input.weights.a: expected number" in out.content
+
+
+def test_unknown_field_is_an_error_listing_the_allowed_ones() -> None:
+    out = run(ToolSet([echo]), "echo", {"text": "t", "shell": "rm -rf /"})
+    assert out.is_error and out.error_type == "InvalidInput"
+    assert "unknown field 'shell' (allowed: text)" in out.content
+
+
+def test_value_outside_the_enum_is_an_error() -> None:
+    out = run(ToolSet([lookup]), "lookup", {"query": "q", "mode": "reckless"})
+    assert out.is_error
+    assert "'reckless' is not one of ['fast', 'deep']" in out.content
+
+
+def test_invalid_input_never_calls_the_tool() -> None:
+    calls: list[str] = []
+
+    @tool(timeout_s=None)
+    def spy(text: str) -> str:
+        """Record calls."""
+        calls.append(text)
+        return text
+
+    run(ToolSet([spy]), "spy", {"text": 1})
+    assert calls == []
+
+
+def test_exception_in_a_tool_becomes_an_error_with_type_and_text() -> None:
+    @tool(timeout_s=None)
+    def divide(a: int, b: int) -> float:
+        """Divide a by b."""
+        return a / b
+
+    out = run(ToolSet([divide]), "divide", {"a": 1, "b": 0})
+    assert out.is_error and out.error_type == "ZeroDivisionError"
+    assert out.content == "Error: ZeroDivisionError: division by zero"
+
+
+def test_exception_in_an_async_tool_becomes_an_error() -> None:
+    @tool
+    async def fail() -> str:
+        """Always fails."""
+        raise KeyError("missing-key")
+
+    out = run(ToolSet([fail]), "fail", {})
+    assert out.is_error and out.error_type == "KeyError"
+    assert "KeyError" in out.content and "missing-key" in out.content
+
+
+def test_exception_in_a_threaded_sync_tool_becomes_an_error() -> None:
+    @tool(timeout_s=5.0)
+    def fail() -> str:
+        """Always fails."""
+        raise RuntimeError("disk on fire")
+
+    out = run(ToolSet([fail]), "fail", {})
+    assert out.is_error
+    assert out.content == "Error: RuntimeError: disk on fire"
+
+
+def test_a_timeout_error_raised_by_a_tool_without_a_deadline_is_reported_not_raised() -> None:
+    @tool(timeout_s=None)
+    def fetch() -> str:
+        """Fetch something over a socket."""
+        raise TimeoutError("socket read timed out")
+
+    out = run(ToolSet([fetch]), "fetch", {})
+    assert out.is_error
+    assert "socket read timed out" in out.content
+
+
+def test_async_tool_timeout_is_an_error() -> None:
+    @tool(timeout_s=0.05)
+    async def slow() -> str:
+        """Sleep a long time."""
+        await asyncio.sleep(1.0)
+        return "done"
+
+    start = time.monotonic()
+    out = run(ToolSet([slow]), "slow", {})
+    assert time.monotonic() - start < 0.9
+    assert out.is_error and out.error_type == "ToolTimeout"
+    assert out.content == "Error: tool 'slow' timed out after 0.05 s."
+
+
+def test_sync_tool_timeout_is_an_error() -> None:
+    release = threading.Event()
+
+    @tool(timeout_s=0.05)
+    def slow() -> str:
+        """Block for up to a second."""
+        release.wait(1.0)
+        return "done"
+
+    async def main() -> tuple[ToolOutcome, float]:
+        start = time.monotonic()
+        outcome = await ToolSet([slow]).execute("slow", {})
+        elapsed = time.monotonic() - start
+        release.set()  # let the worker thread finish so that the loop shuts down at once
+        return outcome, elapsed
+
+    out, elapsed = asyncio.run(main())
+    assert elapsed < 0.9
+    assert out.is_error and out.error_type == "ToolTimeout"
+    assert "timed out after 0.05 s" in out.content
+
+
+# ---------------------------------------------------------------- ToolOutcome.block
+
+
+def test_block_of_a_success_has_no_is_error_key() -> None:
+    assert ToolOutcome("42").block("toolu_1") == {"type": "tool_result", "tool_use_id": "toolu_1", "content": "42"}
+
+
+def test_block_of_an_error_sets_is_error_true() -> None:
+    block = ToolOutcome("Error: nope", is_error=True, error_type="X").block("toolu_2")
+    assert block == {"type": "tool_result", "tool_use_id": "toolu_2", "content": "Error: nope", "is_error": True}
