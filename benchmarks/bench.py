@@ -1,0 +1,145 @@
+"""`wva bench`: sweep patterns × tasks × instances × trials on one model, durably, then write tidy results.
+
+Trials run concurrently (asyncio, at most `concurrency` in flight). A simulated model in virtual
+time costs no waiting, so there concurrency only interleaves; with a real model, a shared bound
+on model calls in flight (`max_in_flight`) keeps a sweep inside the provider's rate limits,
+however many calls a parallel workflow makes at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from patterns.limits import Limits
+from patterns.specs import load_model
+
+from . import journal
+from .manifest import manifest
+from .outputs import records_from_outputs, write_outputs
+from .tasks.base import PATTERNS, task_label
+from .tasks.registry import load_task
+from .trial import TrialSpec, run_trial
+
+DEFAULT_TASKS = ("pipeline", "support", "fanout", "multihop", "repair")
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    patterns: tuple[str, ...] = PATTERNS
+    tasks: tuple[str, ...] = DEFAULT_TASKS
+    instances: int = 20
+    trials: int = 3
+    model: str = "sim"
+    seed: int = 0
+    concurrency: int = 16
+    max_in_flight: int = 8
+    out: Path = Path("results")
+    resume: bool = False
+    limits: Limits = field(default_factory=Limits)
+
+    def __post_init__(self) -> None:
+        unknown = [p for p in self.patterns if p not in PATTERNS]
+        if unknown:
+            raise ValueError(f"unknown pattern {unknown[0]!r}: choose from {', '.join(PATTERNS)}")
+        for name in ("instances", "trials", "concurrency", "max_in_flight"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        if self.out.exists() and not self.out.is_dir():
+            raise ValueError(f"output folder {str(self.out)!r} exists and is not a folder")
+
+
+@dataclass(frozen=True)
+class BenchOutcome:
+    runs: pd.DataFrame
+    summary: pd.DataFrame
+    ran: int  # trials run by this invocation (the rest came from a resume)
+    warnings: tuple[str, ...]
+    out: Path
+
+
+class BoundedModel:
+    """A model whose calls in flight are bounded by a shared semaphore (rate limits are per account)."""
+
+    def __init__(self, inner: Any, bound: int) -> None:
+        self.inner = inner
+        self._bound = asyncio.Semaphore(bound)
+
+    def __getattr__(self, name: str) -> Any:  # clock, price_id and the like
+        return getattr(self.inner, name)
+
+    async def create(self, **params: Any) -> Any:
+        async with self._bound:
+            return await self.inner.create(**params)
+
+
+def plan(config: BenchConfig) -> tuple[list[TrialSpec], dict[str, Any]]:
+    """Every trial of the sweep, in a stable order, and each task's SimModel policy."""
+    specs: list[TrialSpec] = []
+    policies: dict[str, Any] = {}
+    for task_spec in config.tasks:
+        family = load_task(task_spec)
+        label = task_label(family)
+        policies[label] = family.policy()
+        for instance in family.instances(config.instances, config.seed):
+            for pattern in config.patterns:
+                for t in range(config.trials):
+                    specs.append(TrialSpec(pattern, label, family, instance, t, config.model, config.seed))
+    return specs, policies
+
+
+async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]], None] | None = None,
+                    on_start: Callable[[int, int], None] | None = None) -> BenchOutcome:
+    """Run the sweep (or its missing trials, with `resume`), then write the tidy files."""
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    model = load_model(config.model)
+    specs, policies = plan(config)
+    config.out.mkdir(parents=True, exist_ok=True)
+    path = config.out / journal.NAME
+    warnings: list[str] = []
+    done: dict[str, dict[str, Any]] = {}
+    if config.resume:
+        loaded = journal.load(path)
+        warnings += loaded.warnings
+        done = {**records_from_outputs(config.out), **loaded.records}
+    else:
+        path.unlink(missing_ok=True)
+    todo = [s for s in specs if s.run_id not in done]
+    if on_start:
+        on_start(len(specs), len(specs) - len(todo))
+    shared = model if hasattr(model, "fork") else BoundedModel(model, config.max_in_flight)
+    queue: asyncio.Queue[TrialSpec] = asyncio.Queue()
+    for s in todo:
+        queue.put_nowait(s)
+    t0 = time.perf_counter()
+
+    with journal.Journal(path) as log:
+        async def worker() -> None:
+            while not queue.empty():
+                spec = queue.get_nowait()
+                row, events = await run_trial(spec, shared, policy=policies[spec.task], limits=config.limits)
+                log.append(row, events)
+                done[spec.run_id] = {"row": row, "events": events}
+                if on_trial:
+                    on_trial(row)
+
+        await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(todo), 1)))))
+    records = [done[s.run_id] for s in specs]
+    doc = manifest(model=config.model, seed=config.seed, patterns=list(config.patterns), tasks=list(config.tasks),
+                   instances=config.instances, trials=config.trials, limits=vars_of(config.limits),
+                   started=started, finished=datetime.now(UTC).isoformat(timespec="seconds"),
+                   sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
+    runs, summary = write_outputs(config.out, records, doc)
+    path.unlink(missing_ok=True)  # everything is in the tidy files now
+    return BenchOutcome(runs, summary, len(todo), tuple(warnings), config.out)
+
+
+def vars_of(limits: Limits) -> dict[str, Any]:
+    return {name: getattr(limits, name) for name in limits.__dataclass_fields__}

@@ -1,0 +1,127 @@
+"""`wva`: the command line. Each subcommand lives in `benchmarks/commands/<name>.py`.
+
+Every way of calling `wva` wrongly ends the same way: one line `wva: error: ...` on stderr
+and exit status 2. No traceback, and no argparse usage dump: a user who mistyped a flag
+needs the one sentence that says what was wrong, and a script needs a stable status.
+Work that cannot be done (`CommandFailed`: a port in use) is one `wva: error: ...` line and
+status 1. A bug (an unexpected exception) is one `wva: internal error: ...` line and status 1;
+`WVA_DEBUG=1` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import NoReturn
+
+from benchmarks.commands import COMMANDS
+from benchmarks.commands._common import CommandFailed, UsageError
+
+PROG = "wva"
+
+
+class WvaArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are exceptions, so `main()` alone decides what is printed."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # "--po" meaning "--port" would be a promise to keep
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("workflow-vs-agent")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
+
+
+def build_parser() -> WvaArgumentParser:
+    parser = WvaArgumentParser(
+        prog=PROG,
+        description="Measure, on the same tasks, whether a fixed LLM workflow is enough or an agent is worth its cost.",
+        epilog=f"Run '{PROG} <command> --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="<command>", title="commands", parser_class=WvaArgumentParser
+    )
+    for name in COMMANDS:
+        module = importlib.import_module(f"benchmarks.commands.{name}")
+        sub = module.add_parser(subparsers)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def _one_line(text: object) -> str:
+    from patterns.redact import redact
+
+    return redact(" ".join(str(text).split()))
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return status
+
+
+def _exit_status(exc: SystemExit) -> int:
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    return _fail(f"error: {_one_line(exc.code)}", 1)
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # argparse reports these at the top level; point at the command's own --help
+        where = f"{PROG} {args.command}" if args.command else PROG
+        raise UsageError(f"unrecognized arguments: {' '.join(extras)} (see '{where} --help')")
+    if args.command is None:
+        choices = ", ".join(name.replace("_", "-") for name in COMMANDS)
+        raise UsageError(f"no command given: use one of {choices} (see '{PROG} --help')")
+    status = args._run(args)
+    return 0 if status is None else int(status)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except UsageError as exc:
+        return _fail(f"error: {_one_line(exc)}", 2)
+    except CommandFailed as exc:
+        return _fail(f"error: {_one_line(exc)}", 1)
+    except SystemExit as exc:  # --help and --version exit 0 through argparse
+        return _exit_status(exc)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except BrokenPipeError:  # `wva models | head`: the reader left; nothing more to say
+        _silence_stdout()
+        return 1
+    except Exception as exc:
+        if os.environ.get("WVA_DEBUG", "") not in ("", "0"):
+            traceback.print_exc()
+        detail = _one_line(exc)
+        return _fail(f"internal error: {type(exc).__name__}{': ' + detail if detail else ''}", 1)
+
+
+def _silence_stdout() -> None:
+    # Python would otherwise report the broken pipe again when it flushes stdout at exit.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

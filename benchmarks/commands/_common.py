@@ -1,0 +1,72 @@
+"""What every `wva` command shares: the usage-error exception and argparse value types.
+
+A type helper raises `argparse.ArgumentTypeError`, whose message argparse shows as it is
+(a plain ValueError would become argparse's vague "invalid value"); `main()` turns that and
+`UsageError` into one `wva: error: ...` line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+class UsageError(ValueError):
+    """A mistake in how `wva` was called; raise it from `run(args)` for a one-line error, exit 2."""
+
+
+class CommandFailed(Exception):
+    """The call was right but the work could not be done (port in use, unwritable folder): exit 1."""
+
+
+def _int(text: str, *, minimum: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    return _int(text, minimum=1, what="an integer >= 1")
+
+
+def nonneg_int(text: str) -> int:
+    return _int(text, minimum=0, what="an integer >= 0")
+
+
+def port(text: str) -> int:
+    value = _int(text, minimum=0, what="a port number from 0 to 65535")
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, got {value}")
+    return value
+
+
+def model_spec(text: str) -> str:
+    """A model spec that `load_model` accepts; returns the spec itself (build it with `build_model`)."""
+    from patterns.specs import load_model
+
+    try:
+        load_model(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def build_model(spec: str) -> Any:
+    """`load_model(spec)`, with a bad spec turned into a `UsageError`."""
+    from patterns.specs import load_model
+
+    try:
+        return load_model(spec)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def knob_items(text: str) -> str:
+    """One `--knob name=value`: checked for shape here, by name and type in the command."""
+    if "=" not in text or not text.partition("=")[0].strip():
+        raise argparse.ArgumentTypeError(f"expected name=value, got {text!r}")
+    return text

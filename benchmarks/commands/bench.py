@@ -1,0 +1,76 @@
+"""`wva bench`: the main job — every pattern on every task, recorded and summarised."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ._common import UsageError, model_spec, positive_int
+
+
+def csv_list(text: str) -> tuple[str, ...]:
+    items = tuple(filter(None, (t.strip() for t in text.split(","))))
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return items
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    from benchmarks.bench import DEFAULT_TASKS
+    from benchmarks.tasks.base import PATTERNS
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "bench", help="run every pattern on every task and write results/ (the main job)",
+        description="Sweep patterns × tasks × instances × trials on one model and write runs.csv, events.jsonl, "
+        "summary.csv and manifest.json to --out. Safe to interrupt: --resume runs only the missing trials.")
+    p.add_argument("--patterns", type=csv_list, default=PATTERNS, metavar="LIST",
+                   help=f"comma-separated patterns (default: all: {','.join(PATTERNS)})")
+    p.add_argument("--tasks", type=csv_list, default=DEFAULT_TASKS, metavar="LIST",
+                   help="comma-separated task specs, NAME[:key=value,...] or module.path:Class (default: all five; "
+                   "'wva tasks' lists them). Several specs with parameters: separate them with ';'")
+    p.add_argument("--instances", type=positive_int, default=20, metavar="N", help="instances per task (default: 20)")
+    p.add_argument("--trials", type=positive_int, default=3, metavar="K", help="trials per instance (default: 3)")
+    p.add_argument("--model", type=model_spec, default="sim", metavar="SPEC", help="model spec (default: sim)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed for instances and the model (default: 0)")
+    p.add_argument("--concurrency", type=positive_int, default=16, metavar="C",
+                   help="trials in flight (default: 16)")
+    p.add_argument("--max-in-flight", type=positive_int, default=8, metavar="M",
+                   help="model calls in flight, shared by all trials, for a real API (default: 8)")
+    p.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="output folder (default: results)")
+    p.add_argument("--resume", action="store_true", help="keep finished trials in --out and run only the missing")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from benchmarks.bench import BenchConfig, run_bench
+    from benchmarks.progress import Progress
+    from benchmarks.tasks.registry import load_task
+
+    from ._tables import bench_table
+
+    tasks = tuple(t for spec in args.tasks for t in spec.split(";") if t.strip())
+    try:
+        for spec in tasks:
+            load_task(spec)
+        config = BenchConfig(patterns=args.patterns, tasks=tasks, instances=args.instances, trials=args.trials,
+                             model=args.model, seed=args.seed, concurrency=args.concurrency,
+                             max_in_flight=args.max_in_flight, out=args.out, resume=args.resume)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    progress: dict[str, Progress] = {}
+
+    def start(total: int, done: int) -> None:
+        progress["bar"] = Progress(total, done=done, quiet=args.quiet)
+
+    outcome = asyncio.run(run_bench(config, on_start=start,
+                                    on_trial=lambda row: progress["bar"].update(row["terminal"] == "error")))
+    progress["bar"].close()
+    for warning in outcome.warnings:
+        print(f"wva: warning: {warning}", file=__import__("sys").stderr)
+    print(bench_table(outcome.summary))
+    print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")
+    return 0

@@ -1,0 +1,32 @@
+"""`wva tasks`: the task families, their parameters and defaults."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "tasks", help="list the task families and their parameters",
+        description="List the built-in task families, each with its parameters (NAME:key=value,...) and defaults.")
+    return p
+
+
+def describe_tasks() -> str:
+    from benchmarks.tasks.registry import BUILTIN, family_class
+
+    lines = []
+    for name in BUILTIN:
+        cls = family_class(name)
+        lines.append(f"{name:<10} {cls.description}")
+        for key, param in cls.PARAMS.items():
+            lines.append(f"    {key}={param.default!s:<8} {param.help}")
+    lines.append("\nSet parameters as NAME:key=value,... (e.g. multihop:hops=1-6,depth=3); "
+                 "your own family: module.path:Class.")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    print(describe_tasks())
+    return 0

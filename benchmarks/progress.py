@@ -1,0 +1,54 @@
+"""Progress of a sweep on stderr: a one-line bar on a terminal, a plain line now and then otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+class Progress:
+    def __init__(self, total: int, *, done: int = 0, quiet: bool = False, stream: TextIO | None = None,
+                 every_s: float = 5.0) -> None:
+        self.total, self.done, self.errors = total, done, 0
+        self.quiet = quiet
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.every_s = every_s
+        self.t0 = self.last = time.monotonic()
+        self.started_at = done
+
+    def update(self, failed: bool) -> None:
+        self.done += 1
+        self.errors += int(failed)
+        if self.quiet:
+            return
+        now = time.monotonic()
+        if self.tty and (now - self.last >= 0.1 or self.done == self.total):
+            self.last = now
+            self.stream.write("\r" + self.line(now))
+            self.stream.flush()
+        elif not self.tty and (now - self.last >= self.every_s):
+            self.last = now
+            self.stream.write(self.line(now) + "\n")
+            self.stream.flush()
+
+    def line(self, now: float) -> str:
+        ran = self.done - self.started_at
+        rate = ran / max(now - self.t0, 1e-9)
+        eta = (self.total - self.done) / rate if rate > 0 else float("inf")
+        width = 24
+        filled = int(width * self.done / max(self.total, 1))
+        bar = "#" * filled + "." * (width - filled)
+        eta_text = f"{eta:4.0f}s" if eta != float("inf") else "   ?"
+        return (f"[{bar}] {self.done}/{self.total} trials  {rate:6.1f}/s  ETA {eta_text}  "
+                f"errors {self.errors}")
+
+    def close(self) -> None:
+        if self.quiet:
+            return
+        if self.tty:
+            self.stream.write("\n")
+        else:
+            self.stream.write(self.line(time.monotonic()) + "\n")
+        self.stream.flush()

@@ -1,0 +1,42 @@
+"""`summary.csv`: per pattern × task, what a reader compares — success with its interval, pass^k,
+steps, tokens, cost, latency, errors and how runs ended."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from patterns.result import Terminal
+
+from .stats import pass_hat_k, percentile, wilson
+
+TERMINALS = [str(t) for t in Terminal]
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for (task, pattern), g in runs.groupby(["task", "pattern"], sort=True):
+        n = len(g)
+        wins = int(g["success"].sum())
+        low, high = wilson(wins, n)
+        per_instance = [(len(h), int(h["success"].sum())) for _, h in g.groupby("instance")]
+        k = min(nt for nt, _ in per_instance)
+        costs = g["cost_usd"]
+        cost_known = bool(costs.notna().all())
+        cost_mean = float(costs.mean()) if cost_known else math.nan
+        row = {
+            "task": task, "pattern": pattern, "n": n, "successes": wins, "success_rate": wins / n,
+            "ci_low": low, "ci_high": high, "k": k, "pass_k": pass_hat_k(per_instance, k),
+            "steps_mean": g["steps"].mean(), "steps_p50": percentile(list(g["steps"]), 50),
+            "steps_p95": percentile(list(g["steps"]), 95), "tool_calls_mean": g["tool_calls"].mean(),
+            "input_tokens_mean": g["input_tokens"].mean(), "output_tokens_mean": g["output_tokens"].mean(),
+            "total_tokens_mean": g["total_tokens"].mean(), "cost_mean": cost_mean,
+            "cost_per_success": (float(costs.sum()) / wins if wins else math.inf) if cost_known else math.nan,
+            "latency_p50": percentile(list(g["latency_s"]), 50), "latency_p95": percentile(list(g["latency_s"]), 95),
+            "error_rate": float((g["terminal"] == "error").mean()), "retries_mean": g["retries"].mean(),
+        }
+        counts = g["terminal"].value_counts()
+        row.update({f"terminal_{t}": int(counts.get(t, 0)) for t in TERMINALS})
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,136 @@
+"""What a task family is: the protocol every family (built in or a user's own) satisfies.
+
+A family is a class. Constructed with its parameters (`Family(**params)`, each parsed from the
+command line as `name:key=value,...`), it provides:
+
+- `name`, `description`, `PARAMS` (key -> `Param`: default, parser, help);
+- `instances(n, seed) -> list[Instance]`: seeded, deterministic; an instance's `data` holds the
+  ground truth, which only the environment and the grader may read;
+- `environment(instance, workdir) -> Environment`: fresh state and tools for one trial;
+- `design(pattern, env) -> spec`: how `single`, `chain`, `route`, `orchestrate`, `parallel`,
+  `evaluate_optimize` and `agent` solve this family (a spec from `patterns.workflows`);
+- `grade(instance, env, output) -> float`: a score in [0, 1]; 1.0 is a success;
+- `policy() -> patterns.sim.Policy`: how `SimModel` behaves on this family's prompts. It sees the
+  request only; it recognises the family's own prompts in `accepts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from patterns.tools import ToolSet
+
+PATTERNS = ("single", "chain", "route", "orchestrate", "parallel", "evaluate_optimize", "agent")
+
+
+@dataclass(frozen=True)
+class Instance:
+    id: str  # stable, e.g. "multihop-0007"
+    prompt: str  # the task as the model is given it
+    data: dict[str, Any] = field(default_factory=dict, repr=False)  # ground truth: environment and grader only
+
+
+@dataclass
+class Environment:
+    """One trial's world: its tools and whatever state they act on (a fresh one per trial)."""
+
+    tools: ToolSet
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IntRange:
+    """An inclusive range of integers, written `3` or `1-6` on the command line."""
+
+    low: int
+    high: int
+
+    @classmethod
+    def parse(cls, text: str | int | IntRange) -> IntRange:
+        if isinstance(text, IntRange):
+            return text
+        if isinstance(text, int):
+            return cls(text, text)
+        lo, sep, hi = str(text).partition("-")
+        try:
+            low, high = int(lo), int(hi) if sep else int(lo)
+        except ValueError:
+            raise ValueError(f"expected an integer or a range like 1-6, got {text!r}") from None
+        if low < 1 or high < low:
+            raise ValueError(f"range {text!r} must be positive and low <= high")
+        return cls(low, high)
+
+    def __str__(self) -> str:
+        return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
+
+
+def positive_int(text: str | int) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def probability(text: str | float) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Param:
+    default: Any
+    parse: Callable[[Any], Any]
+    help: str
+
+
+@runtime_checkable
+class Family(Protocol):
+    name: str
+    description: str
+    PARAMS: dict[str, Param]
+
+    def instances(self, n: int, seed: int) -> list[Instance]: ...
+
+    def environment(self, instance: Instance, workdir: Path) -> Environment: ...
+
+    def design(self, pattern: str, env: Environment) -> Any: ...
+
+    def grade(self, instance: Instance, env: Environment, output: str) -> float: ...
+
+    def policy(self) -> Any: ...
+
+
+REQUIRED = ("name", "description", "PARAMS", "instances", "environment", "design", "grade", "policy")
+
+
+def parse_params(family: str, params: dict[str, Param], raw: dict[str, str]) -> dict[str, Any]:
+    """Validate `key=value` settings against a family's PARAMS; one-line ValueErrors."""
+    values = {key: p.parse(p.default) for key, p in params.items()}
+    for key, text in raw.items():
+        if key not in params:
+            valid = ", ".join(params) or "none"
+            raise ValueError(f"unknown parameter {key!r} for task {family!r}: valid parameters are {valid}")
+        try:
+            values[key] = params[key].parse(text)
+        except ValueError as exc:
+            raise ValueError(f"bad value for {family}:{key}: {exc}") from None
+    return values
+
+
+def init_params(obj: Any, raw: dict[str, Any]) -> None:
+    """Set a family's parameters as attributes, validated (for use in `__init__`)."""
+    values = parse_params(obj.name, obj.PARAMS, {k: v for k, v in raw.items()})
+    for key, value in values.items():
+        setattr(obj, key, value)
+    obj.settings = {k: str(v) for k, v in values.items()}
+
+
+def task_label(obj: Any) -> str:
+    """`name` plus the parameters that differ from the defaults: the task's key in every table."""
+    changed = [f"{k}={obj.settings[k]}" for k, p in obj.PARAMS.items() if obj.settings[k] != str(p.parse(p.default))]
+    return obj.name + (":" + ",".join(changed) if changed else "")

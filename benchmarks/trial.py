@@ -1,0 +1,118 @@
+"""One trial: a pattern's design for one task instance, run once on one model, graded, as one row.
+
+Whatever happens inside — an API error, a limit, a bug in the pattern's code — the trial
+ends as a row with its terminal and error kinds (never a missing row); only the harness's
+own failures propagate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from patterns.events import Kind
+from patterns.limits import Limits
+from patterns.redact import redact
+from patterns.result import Result, Terminal
+from patterns.workflows import execute
+
+from .tasks.base import Instance
+
+RUN_COLUMNS = [
+    "run_id", "pattern", "task", "instance", "trial", "model", "seed", "success", "score", "terminal", "steps",
+    "tool_calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens",
+    "cost_usd", "latency_s", "wall_s", "errors", "retries", "recoveries", "error_kinds", "faults_injected", "detail",
+]
+
+
+def run_id(pattern: str, task: str, instance: str, trial: int, model: str, seed: int) -> str:
+    """Stable across runs and resumes: derived from what the trial is, never from when it ran."""
+    key = "|".join((pattern, task, instance, str(trial), model, str(seed)))
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    pattern: str
+    task: str  # the task label (family + non-default parameters)
+    family: Any
+    instance: Instance
+    trial: int
+    model_spec: str
+    seed: int
+
+    @property
+    def run_id(self) -> str:
+        return run_id(self.pattern, self.task, self.instance.id, self.trial, self.model_spec, self.seed)
+
+
+def trial_model(model: Any, spec: TrialSpec, policy: Any) -> Any:
+    """The model for one trial: a simulated model gets its own random stream and the family's policy."""
+    fork = getattr(model, "fork", None)
+    if fork is None:
+        return model
+    twin = fork(spec.run_id)
+    if policy is not None and hasattr(twin, "policy"):
+        twin.policy = policy
+    return twin
+
+
+async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: Limits | None = None
+                    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(runs.csv row, events.jsonl rows) for one trial."""
+    wall0 = time.perf_counter()
+    m = trial_model(model, spec, policy)
+    with tempfile.TemporaryDirectory(prefix="wva-trial-") as workdir:
+        try:
+            env = spec.family.environment(spec.instance, Path(workdir))
+            design = spec.family.design(spec.pattern, env)
+            result = await execute(design, m, spec.instance.prompt, limits=limits, seed=spec.seed)
+            score = float(spec.family.grade(spec.instance, env, result.output))
+        except Exception as exc:  # a bug in one trial's code is that trial's error, not the sweep's end
+            return _crash_row(spec, m, exc, time.perf_counter() - wall0), []
+    wall = time.perf_counter() - wall0
+    return _row(spec, m, result, score, wall), [_event_row(spec.run_id, e) for e in result.events]
+
+
+def _base(spec: TrialSpec) -> dict[str, Any]:
+    return {"run_id": spec.run_id, "pattern": spec.pattern, "task": spec.task, "instance": spec.instance.id,
+            "trial": spec.trial, "model": spec.model_spec, "seed": spec.seed}
+
+
+def _faults(model: Any) -> int | None:
+    injected = getattr(model, "faults_injected", None)
+    return sum(injected.values()) if isinstance(injected, dict) else None
+
+
+def _row(spec: TrialSpec, model: Any, result: Result, score: float, wall: float) -> dict[str, Any]:
+    kinds = [e.error_type or "Error" for e in result.events if e.kind in (Kind.RETRY, Kind.ERROR)]
+    recorded = {e.error_type for e in result.events if e.kind is Kind.ERROR}
+    kinds += [err.kind for err in result.errors if err.kind not in recorded]  # workflow failures have no event
+    u = result.usage
+    return {
+        **_base(spec), "success": bool(result.terminal is Terminal.COMPLETED and score >= 1.0), "score": score,
+        "terminal": str(result.terminal), "steps": result.steps, "tool_calls": result.tool_calls,
+        "input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "cache_read_tokens": u.cache_read_tokens,
+        "cache_write_tokens": u.cache_write_tokens, "total_tokens": u.total_tokens, "cost_usd": result.cost_usd,
+        "latency_s": round(result.latency_s, 6), "wall_s": round(wall, 6), "errors": len(kinds),
+        "retries": result.retries, "recoveries": result.recoveries, "error_kinds": ";".join(kinds),
+        "faults_injected": _faults(model), "detail": redact(result.detail)[:300],
+    }
+
+
+def _crash_row(spec: TrialSpec, model: Any, exc: Exception, wall: float) -> dict[str, Any]:
+    kind = f"InternalError:{type(exc).__name__}"
+    return {
+        **_base(spec), "success": False, "score": 0.0, "terminal": str(Terminal.ERROR), "steps": 0, "tool_calls": 0,
+        "input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0, "total_tokens": 0,
+        "cost_usd": None, "latency_s": 0.0, "wall_s": round(wall, 6), "errors": 1, "retries": 0, "recoveries": 0,
+        "error_kinds": kind, "faults_injected": _faults(model), "detail": redact(f"{kind}: {exc}")[:300],
+    }
+
+
+def _event_row(rid: str, event: Any) -> dict[str, Any]:
+    return {"run_id": rid, **event.to_dict()}

@@ -1,0 +1,221 @@
+"""`SimModel`: the embedded default model, a Messages API look-alike that needs no network.
+
+`create(**params)` takes the Messages API arguments (minus `model`) and returns a real
+`anthropic.types.Message`, or raises the SDK's own exceptions. In order, it: validates the
+request as the API does (400 `invalid_request_error`); counts input tokens over the whole
+request (`tokens.py`); rejects a prompt over `context_window` ("prompt is too long: N tokens >
+M maximum"); draws the injected faults; asks the policy for a reply (one `Decider` per call);
+assigns ids; applies stop sequences and max_tokens (`shaping.py`); sleeps the modelled
+latency on `self.clock` (virtual by default, so nothing really waits).
+
+**Seeding.** Every call's randomness comes from its own `random.Random`, seeded from
+sha256(seed, stream, purpose, a digest of the request's content, n), where n counts the calls
+made so far with that same content. It never comes from a shared stream consumed in
+scheduling order, so concurrent trials sharing one SimModel get the same per-trial results
+whatever the interleaving, and the same seed gives the same run bit for bit (ids included).
+The content digest covers system, tools, messages, tool_choice, stop_sequences and
+`metadata`, so identical trials (same instance, trial 1 and 2) are told apart only by n:
+give each trial its own stream (`fork(name)`, or `metadata={"user_id": ...}`) when their
+results must not depend on which of them called first. Faults and decisions use separate
+counters: a retried call draws a fresh fault, but the policy sees the same draw it would have
+seen without the fault, so fault rates do not perturb the decisions.
+
+**Messages must not be mutated in place after being sent**: token counts are cached by
+object identity (see `tokens.py`).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import random
+import threading
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import anthropic
+from anthropic.types import Message
+
+from ..clock import REAL_CLOCK, Clock, VirtualClock
+from . import faults
+from .generic import GenericPolicy
+from .knobs import KNOBS, check_knobs, fault_probabilities, parse_knobs
+from .latency import REJECT_S, Latency
+from .policy import Decider, Policy, Request
+from .shaping import shape
+from .tokens import TokenCounter, canonical_json
+from .validate import Prepared, prepare
+
+_BLOCK_TYPES = ("text", "thinking", "tool_use")
+_DEFAULTS = check_knobs({name: spec[1] for name, spec in KNOBS.items()}, {})
+
+
+class SimModel:
+    KNOBS: ClassVar[dict[str, tuple[type, Any, str]]] = KNOBS
+
+    def __init__(
+        self, policy: Policy | None = None, *, error_rate: float = 0.0, seed: int = 0, fault_rate: float = 0.0,
+        fault_mix: str | tuple[float, ...] = "1/1/1/1", rate_limit_rate: float = 0.0,
+        overloaded_rate: float = 0.0, server_error_rate: float = 0.0, timeout_rate: float = 0.0,
+        retry_after_s: float = 1.0, timeout_s: float = 60.0, context_window: int = 200_000,
+        ttft_s: float = KNOBS["ttft_s"][1], prefill_tps: float = KNOBS["prefill_tps"][1],
+        decode_tps: float = KNOBS["decode_tps"][1], realtime: bool = False,
+        price_as: str = "claude-sonnet-4-5", name: str = "sim", **unknown: Any,
+    ) -> None:
+        given = {name_: value for name_, value in locals().items() if name_ in KNOBS}
+        self.knobs: dict[str, Any] = check_knobs(given, unknown)
+        k = self.knobs
+        self.policy: Policy = policy if policy is not None else GenericPolicy()
+        self.error_rate: float = k["error_rate"]
+        self.seed: int = k["seed"]
+        self.context_window: int = k["context_window"]
+        self.retry_after_s: float = k["retry_after_s"]
+        self.timeout_s: float = k["timeout_s"]
+        self.latency = Latency(k["ttft_s"], k["prefill_tps"], k["decode_tps"])
+        self.fault_probabilities = fault_probabilities(k)
+        self.name: str = k["name"]
+        self.price_id: str = k["price_as"]
+        self.clock: Clock = REAL_CLOCK if k["realtime"] else VirtualClock()
+        self.tokens = TokenCounter()
+        self._stream = ""
+        self._lock = threading.Lock()
+        self._reset_counters()
+
+    @classmethod
+    def from_text(cls, raw: Mapping[str, str], policy: Policy | None = None) -> SimModel:
+        """A SimModel from knob values given as text: `{"error_rate": "0.1"}`."""
+        return cls(policy, **parse_knobs(raw))
+
+    def _reset_counters(self) -> None:
+        self.calls = 0  # create() calls, whatever their outcome
+        self.replies = 0  # calls that returned a Message
+        self.faults_injected: dict[str, int] = dict.fromkeys(faults.FAULT_KINDS, 0)
+        self.rejected: dict[str, int] = {"invalid_request": 0, "prompt_too_long": 0}
+        self.decisions = 0
+        self.mistakes = 0
+        self._attempts: dict[bytes, int] = {}
+        self._answers: dict[bytes, int] = {}
+
+    def fork(self, stream: str) -> SimModel:
+        """The same model (knobs, policy, token cache, clock) on its own random stream and counters."""
+        twin = copy.copy(self)
+        twin._stream = f"{self._stream}/{stream}"
+        twin._lock = threading.Lock()
+        twin._reset_counters()
+        return twin
+
+    def __repr__(self) -> str:
+        changed = {n: v for n, v in self.knobs.items() if v != _DEFAULTS[n]}
+        args = ", ".join(f"{n}={v!r}" for n, v in changed.items())
+        return f"SimModel({type(self.policy).__name__}{', ' if args else ''}{args})"
+
+    async def create(self, **params: Any) -> Message:
+        return await self.generate(params)
+
+    async def generate(self, params: Mapping[str, Any], *, inject_faults: bool = True) -> Message:
+        """`create` with the params as a mapping; `inject_faults=False` skips the fault draw (the
+        sim server uses it to serve a timed-out request late instead of never)."""
+        with self._lock:
+            self.calls += 1
+        try:
+            call = prepare(params)
+        except anthropic.APIStatusError:
+            self._count_rejection("invalid_request")
+            await self.clock.sleep(REJECT_S)
+            raise
+        input_tokens = self.tokens.count_request(system=call.system, tools=call.tools, messages=call.messages)
+        if input_tokens > self.context_window:
+            self._count_rejection("prompt_too_long")
+            await self.clock.sleep(REJECT_S)
+            raise faults.prompt_too_long(input_tokens, self.context_window)
+        digest = self._digest(call)
+        if inject_faults:
+            await self._maybe_fault(digest)
+        n = self._next(self._answers, digest)
+        rng = self._rng("policy", digest, n)
+        request = Request(
+            system=call.system, messages=[self.tokens.entry(m).plain for m in call.messages],
+            tools=[self.tokens.entry(t).plain for t in call.offered_tools], max_tokens=call.max_tokens,
+            stop_sequences=call.stop_sequences)
+        decide = Decider(rng, self.error_rate)
+        reply = self.policy.respond(request, decide)
+        ids = self._hex("ids", digest, n)
+        blocks = self._blocks(reply.content, ids)
+        shaped = shape(blocks, stop_sequences=call.stop_sequences, max_tokens=call.max_tokens,
+                       window_left=self.context_window - input_tokens)
+        stop_reason = shaped.stop_reason or reply.stop_reason
+        if stop_reason is None:
+            stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in shaped.content) else "end_turn"
+        message = Message.model_validate({
+            "id": f"msg_sim_{ids[:24]}", "type": "message", "role": "assistant",
+            "model": call.model or self.name, "content": shaped.content, "stop_reason": stop_reason,
+            "stop_sequence": shaped.stop_sequence,
+            "usage": {"input_tokens": input_tokens, "output_tokens": shaped.output_tokens,
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        })
+        with self._lock:
+            self.replies += 1
+            self.decisions += decide.decisions
+            self.mistakes += decide.mistakes
+        await self.clock.sleep(self.latency.seconds(input_tokens, shaped.output_tokens))
+        return message
+
+    async def _maybe_fault(self, digest: bytes) -> None:
+        n = self._next(self._attempts, digest)
+        u = self._rng("fault", digest, n).random()
+        kind = None
+        for candidate, p in self.fault_probabilities.items():
+            if u < p:
+                kind = candidate
+                break
+            u -= p
+        if kind is None:
+            return
+        with self._lock:
+            self.faults_injected[kind] += 1
+        cost = {faults.TIMEOUT: self.timeout_s, faults.SERVER_ERROR: self.latency.ttft_s}.get(kind, REJECT_S)
+        await self.clock.sleep(cost)
+        raise faults.fault(kind, retry_after_s=self.retry_after_s,
+                           request_id=f"req_sim_{self._hex('request', digest, n)[:24]}")
+
+    def _count_rejection(self, kind: str) -> None:
+        with self._lock:
+            self.rejected[kind] += 1
+
+    def _blocks(self, content: list[dict[str, Any]], ids: str) -> list[dict[str, Any]]:
+        """The policy's blocks as API content: copied, checked, tool_use ids and signatures filled."""
+        out: list[dict[str, Any]] = []
+        for i, block in enumerate(content):
+            if not isinstance(block, dict) or block.get("type") not in _BLOCK_TYPES:
+                raise TypeError(f"{type(self.policy).__name__} returned an invalid content block: {block!r}")
+            block = dict(block)
+            if block["type"] == "tool_use":
+                block.setdefault("id", f"toolu_sim_{ids[24:40]}_{i}")
+                block.setdefault("input", {})
+            elif block["type"] == "thinking":
+                block.setdefault("signature", f"sim_{ids[:16]}")
+            out.append(block)
+        return out
+
+    def _next(self, counters: dict[bytes, int], digest: bytes) -> int:
+        with self._lock:
+            n = counters.get(digest, 0)
+            counters[digest] = n + 1
+        return n
+
+    def _digest(self, call: Prepared) -> bytes:
+        h = hashlib.sha256()
+        h.update(call.system.encode())
+        for tool in call.tools:
+            h.update(b"\x00t" + self.tokens.entry(tool).digest)
+        for message in call.messages:
+            h.update(b"\x00m" + self.tokens.entry(message).digest)
+        h.update(b"\x00x" + canonical_json([call.tool_choice, list(call.stop_sequences), call.metadata]).encode())
+        return h.digest()
+
+    def _hex(self, purpose: str, digest: bytes, n: int) -> str:
+        key = f"{self.seed}|{self._stream}|{purpose}|{n}|".encode() + digest
+        return hashlib.sha256(key).hexdigest()
+
+    def _rng(self, purpose: str, digest: bytes, n: int) -> random.Random:
+        return random.Random(int(self._hex(purpose, digest, n)[:32], 16))

@@ -1,0 +1,65 @@
+import json
+from importlib import resources
+
+import pytest
+
+from patterns.pricing import PRICES_READ_ON, Price, cost_usd, known_models, price_for
+from patterns.usage import Usage
+
+
+def test_known_model_cost_is_hand_computed() -> None:
+    # claude-sonnet-4-5: $3 in, $15 out per million tokens.
+    usage = Usage(input_tokens=1_000, output_tokens=200)
+    assert cost_usd("claude-sonnet-4-5", usage) == pytest.approx(1_000 * 3e-6 + 200 * 15e-6)  # 0.006
+
+
+def test_cache_tokens_are_priced_at_their_own_rates() -> None:
+    # claude-haiku-4-5: cache write $1.25, cache read $0.10 per million.
+    usage = Usage(input_tokens=0, output_tokens=0, cache_write_tokens=1_000_000, cache_read_tokens=2_000_000)
+    assert cost_usd("claude-haiku-4-5", usage) == pytest.approx(1.25 + 0.2)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "entry"),
+    [
+        ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5"),
+        ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),  # Vertex spells the snapshot this way
+        ("claude-sonnet-4-20250514", "claude-sonnet-4"),
+        ("claude-sonnet-4-0", "claude-sonnet-4"),
+        ("claude-opus-4-5-20251101", "claude-opus-4-5"),  # not the older, dearer claude-opus-4
+        ("claude-opus-4-1-20250805", "claude-opus-4-1"),
+        ("claude-3-5-haiku-latest", "claude-3-5-haiku"),
+        ("Claude-Haiku-4-5", "claude-haiku-4-5"),
+    ],
+)
+def test_dated_ids_and_aliases_resolve_to_the_base_entry(model_id: str, entry: str) -> None:
+    price = price_for(model_id)
+    assert price is not None and price.model == entry
+
+
+def test_dated_id_costs_the_same_as_its_base() -> None:
+    usage = Usage(1_234, 567, 89, 10)
+    assert cost_usd("claude-opus-4-5-20251101", usage) == cost_usd("claude-opus-4-5", usage)
+    assert cost_usd("claude-opus-4-5", usage) == pytest.approx((1_234 * 5 + 567 * 25 + 89 * 6.25 + 10 * 0.5) / 1e6)
+
+
+@pytest.mark.parametrize("model_id", ["gpt-4o", "sim", "", None, "claude-opus-4-9", "claude-sonnet-4-5-2025"])
+def test_unknown_model_is_none_never_zero(model_id: str | None) -> None:
+    assert price_for(model_id) is None
+    assert cost_usd(model_id, Usage(100, 100)) is None
+
+
+def test_table_is_complete_and_dated() -> None:
+    raw = json.loads(resources.files("patterns").joinpath("prices.json").read_text("utf-8"))
+    assert raw["read_on"] == PRICES_READ_ON and raw["source"].startswith("https://")
+    for model in known_models():
+        price = price_for(model)
+        assert isinstance(price, Price)
+        assert price.input > 0 and price.output > price.input
+        assert price.cache_read < price.input < price.cache_write
+
+
+def test_price_is_frozen() -> None:
+    price = price_for("claude-sonnet-4-5")
+    with pytest.raises(AttributeError):
+        price.input = 0  # type: ignore[misc, union-attr]
