@@ -54,11 +54,11 @@ def run(args: argparse.Namespace) -> int:
 
     tasks = tuple(t for spec in args.tasks for t in spec.split(";") if t.strip())
     try:
-        for spec in tasks:
-            load_task(spec)
         config = BenchConfig(patterns=args.patterns, tasks=tasks, instances=args.instances, trials=args.trials,
                              model=args.model, seed=args.seed, concurrency=args.concurrency,
                              max_in_flight=args.max_in_flight, out=args.out, resume=args.resume)
+        for spec in tasks:  # every task spec checked before anything is written
+            load_task(spec)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     progress: dict[str, Progress] = {}

@@ -1,0 +1,245 @@
+"""`fanout`: aggregate one fact over N products named in the question (N varies, visible up front).
+
+"What is the total stock of these products: A-17, B-03, C-44?" — a `get_item(item_id)` tool
+returns one product's record (id, name, stock, price); the answer is the sum of the stock, the
+highest price, or the name of the cheapest product (one question kind per instance), graded by
+exact match after normalisation (numbers as decimals, names case- and punctuation-blind).
+The lookups are independent, so the graph can be drawn once the ids are read: orchestrate and
+parallel fit; `parallel` reads the ids with code (they are in plain sight in the input) and
+looks each one up with a fixed tool step, so only its aggregator is a model call.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import string
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import networkx as nx
+
+from patterns.run import Failure, Run
+from patterns.tools import ToolSet, tool
+from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Gate, Orchestrate, Parallel, Route, Single, ToolStep
+
+from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
+from .fanout_policy import ITEM_ID, KINDS, SUBTASK, FanoutPolicy, answer_of, normalise_answer, unique
+
+SYSTEM = ("[fanout] You answer questions about products in a store catalog. Product ids look like A-17. "
+          "Read product records with the get_item tool; never guess a value.")
+AGENT_SYSTEM = (SYSTEM + " [fanout:agent] Call get_item for every product the question names (several calls "
+                "in one turn are fine). If a lookup fails, check the id against the question and try again. "
+                "When you have every record, answer.")
+ONE_ROUND = ("You get one round of tool calls: call get_item for every product at once, then answer from the "
+             "results (there is no second round).")
+QUESTIONS = {
+    "total": "What is the total stock of these products: {ids}? Give the number of units.",
+    "max": "What is the highest price among these products: {ids}? Give the price in dollars.",
+    "cheapest": "Which of these products is the cheapest: {ids}? Give its name.",
+}
+HANDLERS = {"total": "Answer with the total stock (the sum of the stock of every product).",
+            "max": "Answer with the highest price among the products.",
+            "cheapest": "Answer with the name of the cheapest product."}
+AGGREGATE = ("[fanout:aggregate] Question: {task}\n\nRecords:\n{input}\n\n"
+             "Answer the question from these records only.")
+ADJECTIVES = ("Blue", "Steel", "Compact", "Deluxe", "Classic", "Smart", "Tiny", "Rugged", "Silent", "Golden")
+NOUNS = ("Kettle", "Lamp", "Drill", "Backpack", "Blender", "Router", "Tent", "Speaker", "Mixer", "Heater")
+
+
+def _items(text: str | int | IntRange) -> IntRange:
+    value = IntRange.parse(text)
+    if value.low < 2:
+        raise ValueError(f"an aggregate needs at least 2 items, got {value}")
+    return value
+
+
+def _crowding(text: str | float) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise ValueError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _questions(text: str) -> str:
+    kinds = unique([k.strip() for k in str(text).replace("+", "/").split("/") if k.strip()])
+    bad = [k for k in kinds if k not in KINDS]
+    if bad or not kinds:
+        raise ValueError(f"questions are {'/'.join(KINDS)} (joined by /), got {text!r}")
+    return "/".join(kinds)
+
+
+def item_ids(text: str) -> list[str]:
+    """The workflow author's parser: every product id written in the input, in order."""
+    return unique(ITEM_ID.findall(text))
+
+
+@dataclass(frozen=True)
+class ItemSections(Parallel):
+    """Sectioning whose sections code reads off the input: the one branch runs once per product id."""
+
+    split: Callable[[str], list[str]] = item_ids
+
+    async def __call__(self, run: Run, text: str) -> str:
+        sections = self.split(text)
+        if not sections:
+            raise Failure("NoSections", "no product ids found in the input", self.name)
+        outputs = await run.gather([self.branches[0](run, s) for s in sections])
+        if isinstance(self.aggregate, LLM):
+            return await self.aggregate(run, "\n".join(f"{i}. {o}" for i, o in enumerate(outputs, 1)))
+        return self.aggregate(outputs)
+
+    def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
+        split = prefix + self.name + ".split"
+        graph.add_node(split, kind="code", label="read product ids")
+        entries, exits = super().add_to(graph, prefix)
+        for n in list(graph.nodes):
+            if n.startswith(prefix + "0:"):  # how many branches is decided by the input
+                graph.nodes[n].update(dynamic=True, label=f"{graph.nodes[n]['label']} ×N")
+        graph.add_edges_from((split, e) for e in entries)
+        return [split], exits
+
+
+class Fanout:
+    name = "fanout"
+    description = "aggregate one fact over N products named in the question (N varies, visible up front)"
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "items": Param("2-8", _items, "how many products a question names (a range, drawn per instance)"),
+        "questions": Param("total/max/cheapest", _questions, "question kinds to draw from, joined by /"),
+        "crowding": Param(0.0, _crowding, "extra error per extra decision made in the same call"),
+    }
+    items: IntRange
+    questions: str
+    crowding: float
+
+    def __init__(self, **params: Any) -> None:
+        init_params(self, params)
+
+    def instances(self, n: int, seed: int) -> list[Instance]:
+        return [self._instance(seed, i) for i in range(n)]
+
+    def _instance(self, seed: int, i: int) -> Instance:
+        rng = random.Random(f"{self.name}:{seed}:{i}")
+        n = rng.randint(self.items.low, self.items.high)
+        kind = rng.choice(self.questions.split("/"))
+        ids: list[str] = []
+        letters = rng.sample(string.ascii_uppercase, min(n, 26))
+        while len(ids) < n:  # distinct letters, so a one-digit slip never lands on another listed id
+            candidate = f"{letters[len(ids) % 26]}-{rng.randrange(100):02d}"
+            if candidate not in ids:
+                ids.append(candidate)
+        names = rng.sample([f"{a} {b}" for a in ADJECTIVES for b in NOUNS], n) if n <= 100 else \
+            [f"Product {k}" for k in range(n)]
+        prices = rng.sample(range(199, 10_000), n)  # distinct cents: one cheapest, one dearest
+        catalog = {item_id: {"id": item_id, "name": name, "stock": rng.randint(1, 250), "price": cents / 100}
+                   for item_id, name, cents in zip(ids, names, prices, strict=True)}
+        question = QUESTIONS[kind].format(ids=", ".join(ids))
+        prompt = f"{question}\nEnd your reply with a line `ANSWER: <answer>`."
+        answer = _truth(kind, catalog)
+        return Instance(f"{self.name}-{i:04d}", prompt, {"kind": kind, "ids": ids, "catalog": catalog,
+                                                          "answer": answer})
+
+    def environment(self, instance: Instance, workdir: Path) -> Environment:
+        state: dict[str, Any] = {"catalog": copy.deepcopy(instance.data["catalog"]), "lookups": []}
+
+        @tool(timeout_s=None)
+        def get_item(item_id: str) -> dict[str, Any]:
+            """Look up one product in the store catalog by its id; returns its record: id, name, stock (units
+            on hand) and price (US dollars).
+
+            Args:
+                item_id: the product id exactly as the question writes it, e.g. "A-17".
+            """
+            key = item_id.strip().upper()
+            state["lookups"].append(key)
+            if key not in state["catalog"]:
+                raise LookupError(f"no product has id {item_id!r}; ids are a capital letter, a hyphen and two "
+                                  "digits (e.g. A-17): check the id against the question")
+            return dict(state["catalog"][key])
+
+        return Environment(tools=ToolSet([get_item]), state=state)
+
+    def design(self, pattern: str, env: Environment) -> Any:
+        builders: dict[str, Callable[[Environment], Any]] = {
+            "single": self._single, "chain": self._chain, "route": self._route, "orchestrate": self._orchestrate,
+            "parallel": self._parallel, "evaluate_optimize": self._evaluate_optimize, "agent": self._agent}
+        if pattern not in builders:
+            raise ValueError(f"unknown pattern {pattern!r} for task 'fanout': choose from {', '.join(PATTERNS)}")
+        return builders[pattern](env)
+
+    def _single(self, env: Environment) -> Single:
+        return Single(f"[fanout:single] {{task}}\n\n{ONE_ROUND}", SYSTEM, env.tools)
+
+    def _chain(self, env: Environment) -> Chain:
+        lookup = LLM("lookup", "[fanout:lookup] {task}\n\nCall get_item for every product named above, all in "
+                     "one round. Then list what the lookups returned, one line per product: `ID: <record>` "
+                     "(or `ID: not found`). Do not answer the question yet.", SYSTEM, env.tools)
+
+        def all_found(text: str) -> bool | str:
+            return "not found" not in text or "a lookup failed: " + ", ".join(
+                line.split(":")[0] for line in text.splitlines() if "not found" in line)
+
+        return Chain([lookup, Gate("all_found", all_found), LLM("aggregate", AGGREGATE, SYSTEM)])
+
+    def _route(self, env: Environment) -> Route:
+        classify = LLM("classify", "[fanout:classify] Classify the question below by what it asks for. Reply "
+                       "with one word: total (a sum of stock), max (the dearest price) or cheapest (the name of "
+                       "the lowest-priced product).\n\nQuestion: {task}", SYSTEM)
+        handlers = {kind: LLM(kind, f"[fanout:single] {{task}}\n\n{HANDLERS[kind]} {ONE_ROUND}", SYSTEM, env.tools)
+                    for kind in KINDS}
+        return Route(classify, handlers)
+
+    def _orchestrate(self, env: Environment) -> Orchestrate:
+        example = SUBTASK.format(id="<ID>")
+        planner = LLM("plan", f"[fanout:plan] {{task}}\n\nPlan the lookups this question needs: reply with only "
+                      f"a JSON array of subtasks, one per product named in it, each worded `{example}`", SYSTEM)
+        worker = LLM("worker", "[fanout:worker] {input}\n\nCall get_item for the product named in this subtask, "
+                     "then reply with one line `ID: <the record as returned>` (or `ID: not found`).", SYSTEM,
+                     env.tools)
+        synthesizer = LLM("synthesize", "[fanout:aggregate] {input}\n\nAnswer the task's question from these "
+                          "results only.", SYSTEM)
+        limit = max(16, 2 * self.items.high)  # the family's knob, not the instance: the author knows it
+        return Orchestrate(planner, worker, synthesizer, max_workers=8, max_subtasks=limit)
+
+    def _parallel(self, env: Environment) -> ItemSections:
+        lookup = ToolStep("get_item", env.tools, "get_item", lambda item_id: {"item_id": item_id})
+        return ItemSections(branches=(lookup,), aggregate=LLM("aggregate", AGGREGATE, SYSTEM))
+
+    def _evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
+        def generate(text: str, task: str) -> str:
+            prompt = (f"[fanout:generate] {task}\n\nCall get_item for every product named above that you have no "
+                      "record for yet, all in one round. Then reply with one line per product, `ID: <record>` "
+                      "(or `ID: not found`), and a last line `ANSWER: <answer>`.")
+            if text != task:  # round 2 on: the previous attempt and the reviewer's feedback
+                prompt += f"\n\nYour previous attempt:\n{text}\n\nReviewer's feedback: {{feedback}}"
+            return prompt
+
+        evaluator = LLM("evaluate", "[fanout:evaluate] Question: {task}\n\nCandidate:\n{input}\n\nCheck the "
+                        "candidate: is there a record for every product in the question, and does its final "
+                        "answer follow from those records? Reply PASS, or FAIL: <what is wrong>.", SYSTEM)
+        return EvaluateOptimize(LLM("generate", generate, SYSTEM, env.tools), evaluator, max_rounds=3)
+
+    def _agent(self, env: Environment) -> Agent:
+        return Agent(system=AGENT_SYSTEM, tools=env.tools)
+
+    def grade(self, instance: Instance, env: Environment, output: str) -> float:
+        kind, expected = instance.data["kind"], instance.data["answer"]
+        got = normalise_answer(kind, answer_of(output or ""))
+        return 1.0 if got and got == normalise_answer(kind, expected) else 0.0
+
+    def policy(self) -> FanoutPolicy:
+        return FanoutPolicy(crowding=self.crowding)
+
+
+def _truth(kind: str, catalog: dict[str, dict[str, Any]]) -> str:
+    records = list(catalog.values())
+    if kind == "total":
+        return str(sum(r["stock"] for r in records))
+    if kind == "max":
+        return f"{max(r['price'] for r in records):.2f}"
+    return str(min(records, key=lambda r: r["price"])["name"])
+
+
+__all__ = ["Fanout", "ItemSections", "item_ids"]

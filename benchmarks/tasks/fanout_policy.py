@@ -1,0 +1,256 @@
+"""How `SimModel` behaves on the `fanout` family's prompts (every one carries the `[fanout]` marker).
+
+The policy reads what a model would read: the product ids in the question line of the prompt,
+records (JSON objects with an "id") in the prompt text and in tool results, and the step tag
+(`[fanout:<step>]`) with the instructions next to it. It never sees the catalog itself.
+
+Decision points (each one independent; a wrong one is a plausible mistake):
+- a lookup, one per product a call looks up: wrong means, with equal odds, a misspelt id (the
+  tool answers "no product has id ..."; the agent notices and retries on its next turn) or a
+  product skipped (the agent notices it has no record for it on its next turn; if *every*
+  lookup of a turn is skipped it stops early and answers with what it has);
+- an aggregation (sum of stock, highest price, name of the cheapest), one per answer: wrong is
+  an arithmetic slip (the total off by 1-10 or 100, another product's price, another name);
+- the classifier's label (wrong: another label); the planner's JSON format (wrong: a bulleted
+  list, which the orchestrator's repair call asks again for) and one decision per planned item
+  (wrong: misspelt or left out); the evaluator's verdict (wrong: PASS for a bad candidate, or
+  FAIL for a good one).
+Answers over incomplete records are given anyway, over the records at hand, with a note.
+
+Crowding: a call that makes k lookup (or planned-item) decisions at once makes each of them with
+error rate `min(1, e * (1 + crowding * (k - 1)))`, e = SimModel's error_rate; `crowding=0` is
+plain independent decisions. Aggregation, label, format and verdict are one decision each.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from patterns.sim.policy import Decider, Reply, Request
+
+MARK = "[fanout]"
+ITEM_ID = re.compile(r"\b[A-Z]-\d{2}\b")
+KINDS = ("total", "max", "cheapest")
+QUESTION_PHRASES = {"total": "total stock", "max": "highest price", "cheapest": "cheapest"}
+INSTRUCTIONS = {"total": "answer with the total stock", "max": "answer with the highest price",
+                "cheapest": "answer with the name of the cheapest product"}
+SUBTASK = "Look up product {id} with get_item and report its record."
+_STEP = re.compile(r"\[fanout:(\w+)\]")
+_RECORD = re.compile(r"\{[^{}]*\}")
+_ANSWER = re.compile(r"^\s*ANSWER:\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def question_line(text: str) -> str:
+    return next((line for line in text.splitlines() if "these products" in line), "")
+
+
+def question_ids(text: str) -> list[str]:
+    """The ids of the question line, else every id in the text (a worker's one-item subtask)."""
+    return unique(ITEM_ID.findall(question_line(text) or text))
+
+
+def kind_for(text: str) -> str | None:
+    """The aggregate asked for: an explicit instruction wins over the question's wording."""
+    low = text.lower()
+    for kind, phrase in INSTRUCTIONS.items():
+        if phrase in low:
+            return kind
+    question = question_line(text).lower()
+    return next((kind for kind, phrase in QUESTION_PHRASES.items() if phrase in question), None)
+
+
+def records_in(text: str) -> dict[str, dict[str, Any]]:
+    """Product records (JSON objects with an id) quoted anywhere in the text, by id."""
+    found: dict[str, dict[str, Any]] = {}
+    for match in _RECORD.findall(text):
+        try:
+            value = json.loads(match)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("id"), str):
+            found[value["id"]] = value
+    return found
+
+
+def answer_of(text: str) -> str:
+    """The value on the last `ANSWER:` line, else the last non-empty line."""
+    found = _ANSWER.findall(text)
+    if found:
+        return found[-1]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def normalise_answer(kind: str, value: str) -> str:
+    """Numbers compare as decimals ("$19.9" == "19.90"); names case- and punctuation-blind."""
+    if kind == "cheapest":
+        return " ".join(re.sub(r"[^\w\s-]", " ", value).lower().split())
+    match = _NUMBER.search(value.replace(",", ""))
+    if not match:
+        return ""
+    try:
+        return str(Decimal(match.group()).normalize())
+    except InvalidOperation:
+        return ""
+
+
+def aggregate(kind: str, records: dict[str, dict[str, Any]]) -> str:
+    values = list(records.values())
+    if kind == "total":
+        return str(sum(int(r["stock"]) for r in values))
+    if kind == "max":
+        return f"{max(float(r['price']) for r in values):.2f}"
+    return str(min(values, key=lambda r: float(r["price"]))["name"])
+
+
+def slip(kind: str, records: dict[str, dict[str, Any]], right: str, decide: Decider) -> str:
+    """A plausible arithmetic or reading slip: never the right answer."""
+    rng = decide.rng
+    if kind == "total":
+        return str(int(right) + rng.choice((-1, 1)) * rng.choice((1, 2, 3, 5, 9, 10, 100)))
+    others = sorted({f"{r['price']:.2f}" if kind == "max" else str(r["name"]) for r in records.values()} - {right})
+    if others:
+        return rng.choice(others)
+    return f"{float(right) + 1:.2f}" if kind == "max" else "unknown"
+
+
+def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
+    """k decisions made in one call, each wrong with the crowded rate (see the module docstring)."""
+    rate = min(1.0, decide.error_rate * (1 + crowding * max(0, k - 1)))
+    oks = []
+    for _ in range(k):
+        ok = decide.rng.random() >= rate
+        decide.decisions += 1
+        decide.mistakes += not ok
+        oks.append(ok)
+    return oks
+
+
+def misspell(item_id: str, avoid: list[str], decide: Decider) -> str:
+    """A one-character slip of an id (digits swapped, a digit or the letter off by one), not one in view."""
+    letter, digits = item_id.split("-")
+    options = {f"{letter}-{digits[::-1]}"}
+    for i in range(2):
+        for step in (-1, 1):
+            d = list(digits)
+            d[i] = str((int(d[i]) + step) % 10)
+            options.add(f"{letter}-{''.join(d)}")
+    options |= {f"{chr((ord(letter) - 65 + s) % 26 + 65)}-{digits}" for s in (-1, 1)}
+    left = sorted(options - {item_id, *avoid})
+    return decide.rng.choice(left) if left else f"{letter}-{digits}0"
+
+
+def text(body: str) -> Reply:
+    return Reply([{"type": "text", "text": body}])
+
+
+class FanoutPolicy:
+    """See the module docstring."""
+
+    def __init__(self, crowding: float = 0.0) -> None:
+        self.crowding = crowding
+
+    def accepts(self, request: Request) -> bool:
+        return MARK in request.system or MARK in request.first_user_text()
+
+    def respond(self, request: Request, decide: Decider) -> Reply:
+        prompt = request.first_user_text()
+        tag = _STEP.search(prompt) or _STEP.search(request.system)
+        step = tag.group(1) if tag else ("agent" if request.tools else "aggregate")
+        if step == "classify":
+            return self._classify(prompt, decide)
+        if step == "plan":
+            return self._plan(prompt, decide)
+        if step == "evaluate":
+            return self._evaluate(prompt, decide)
+        if step == "aggregate" or not request.tools:
+            return text(self._answer(prompt, records_in(prompt), decide))
+        return self._tool_step(step, request, decide)
+
+    def _classify(self, prompt: str, decide: Decider) -> Reply:
+        question = question_line(prompt).lower()
+        label = next((k for k, phrase in QUESTION_PHRASES.items() if phrase in question), KINDS[0])
+        if not decide.correct():
+            label = decide.rng.choice([k for k in KINDS if k != label])
+        return text(label)
+
+    def _plan(self, prompt: str, decide: Decider) -> Reply:
+        ids = question_ids(prompt)
+        if not decide.correct():  # the plan as prose, which the orchestrator cannot parse
+            return text("Plan:\n" + "\n".join(f"- {SUBTASK.format(id=i)}" for i in ids))
+        subtasks = []
+        for item_id, ok in zip(ids, crowded(decide, len(ids), self.crowding), strict=True):
+            if ok:
+                subtasks.append(SUBTASK.format(id=item_id))
+            elif decide.rng.random() < 0.5:
+                subtasks.append(SUBTASK.format(id=misspell(item_id, ids, decide)))
+        return text(json.dumps(subtasks))
+
+    def _evaluate(self, prompt: str, decide: Decider) -> Reply:
+        kind, ids, records = kind_for(prompt), question_ids(prompt), records_in(prompt)
+        missing = [i for i in ids if i not in records]
+        candidate = answer_of(prompt.split("Candidate:", 1)[-1])
+        right = bool(kind and records and not missing
+                     and normalise_answer(kind, candidate) == normalise_answer(kind, aggregate(kind, records)))
+        if missing:
+            verdict = f"FAIL: no record for {', '.join(missing)}; look it up."
+        else:
+            verdict = "PASS" if right else "FAIL: the ANSWER does not follow from the records; recompute it."
+        if not decide.correct():
+            verdict = "FAIL: the ANSWER looks wrong; recompute it from the records." if right else "PASS"
+        return text(verdict)
+
+    def _tool_step(self, step: str, request: Request, decide: Decider) -> Reply:
+        prompt = request.first_user_text()
+        wanted = question_ids(prompt)
+        have = records_in(prompt)  # a previous attempt's records (evaluate-optimize)
+        for result in request.tool_results():
+            if not result["is_error"]:
+                have.update(records_in(result["content"]))
+        missing = [i for i in wanted if i not in have]
+        if missing and (not request.tool_uses() or step == "agent"):
+            uses = []
+            for item_id, ok in zip(missing, crowded(decide, len(missing), self.crowding), strict=True):
+                if not ok and decide.rng.random() < 0.5:
+                    continue  # skipped: forgotten in this call
+                called = item_id if ok else misspell(item_id, wanted, decide)
+                uses.append({"type": "tool_use", "name": "get_item", "input": {"item_id": called}})
+            if uses:
+                ids = ", ".join(u["input"]["item_id"] for u in uses)
+                return Reply([{"type": "text", "text": f"Looking up {ids}."}, *uses])
+        if step in ("lookup", "worker"):
+            return text(self._transcript(request) or "(no records)")
+        if step == "generate":
+            lines = [f"{i}: {json.dumps(have[i]) if i in have else 'not found'}" for i in wanted]
+            return text("\n".join([*lines, self._answer(prompt, have, decide)]))
+        return text(self._answer(prompt, have, decide))
+
+    def _transcript(self, request: Request) -> str:
+        """One line per lookup made: the record as returned, or "not found"."""
+        called = {u.get("id"): str((u.get("input") or {}).get("item_id", "?")) for u in request.tool_uses()}
+        lines = []
+        for result in request.tool_results():
+            item_id = called.get(result["tool_use_id"], "?")
+            lines.append(f"{item_id}: {'not found' if result['is_error'] else result['content']}")
+        return "\n".join(lines)
+
+    def _answer(self, prompt: str, records: dict[str, dict[str, Any]], decide: Decider) -> str:
+        kind, ids = kind_for(prompt), question_ids(prompt)
+        if ids:  # records of products the question does not name play no part
+            records = {i: r for i, r in records.items() if i in ids}
+        missing = [i for i in ids if i not in records]
+        note = f"No record for {', '.join(missing)}.\n" if missing else ""
+        if kind is None or not records:
+            return f"{note}ANSWER: unknown"
+        value = aggregate(kind, records)
+        if not decide.correct():
+            value = slip(kind, records, value, decide)
+        return f"{note}ANSWER: {value}"

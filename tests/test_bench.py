@@ -1,0 +1,151 @@
+"""The harness: deterministic, durable across SIGKILL, nothing lost, bad input refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchmarks import journal
+from benchmarks.bench import BenchConfig, run_bench
+from benchmarks.cli import main
+from benchmarks.outputs import load_results
+from benchmarks.trial import RUN_COLUMNS
+
+from .conftest import ROOT
+
+TOY = "examples.minimal_family:Capitals"
+
+
+def bench(out: Path, **kwargs: object) -> None:
+    config = BenchConfig(tasks=(TOY,), out=out, **{"instances": 3, "trials": 2, **kwargs})  # type: ignore[arg-type]
+    asyncio.run(run_bench(config))
+
+
+def runs_without_wall(out: Path) -> pd.DataFrame:
+    return pd.read_csv(out / "runs.csv").drop(columns=["wall_s"])
+
+
+def test_outputs_have_the_documented_columns_and_one_row_per_trial(tmp_path: Path) -> None:
+    bench(tmp_path)
+    res = load_results(tmp_path)
+    runs = res["runs"]
+    assert list(runs.columns) == RUN_COLUMNS
+    assert len(runs) == 7 * 3 * 2 and runs["run_id"].is_unique
+    assert set(res["summary"]["pattern"]) == set(runs["pattern"])
+    assert {"n", "success_rate", "ci_low", "ci_high", "pass_k", "cost_per_success", "latency_p95",
+            "terminal_completed"} <= set(res["summary"].columns)
+    assert set(res["events"]["run_id"]) <= set(runs["run_id"])
+    assert "gen_ai.usage.input_tokens" in res["events"].columns
+    manifest = res["manifest"]
+    assert manifest["seed"] == 0 and manifest["model"] == "sim" and "git" in manifest
+    assert not (tmp_path / journal.NAME).exists()
+
+
+def test_same_seed_same_runs_and_another_seed_differs(tmp_path: Path) -> None:
+    bench(tmp_path / "a", model="sim:error_rate=0.3")
+    bench(tmp_path / "b", model="sim:error_rate=0.3", concurrency=1)
+    pd.testing.assert_frame_equal(runs_without_wall(tmp_path / "a"), runs_without_wall(tmp_path / "b"))
+    bench(tmp_path / "c", model="sim:error_rate=0.3", seed=1)
+    assert not runs_without_wall(tmp_path / "a")["run_id"].equals(runs_without_wall(tmp_path / "c")["run_id"])
+
+
+def test_run_id_is_stable_across_runs(tmp_path: Path) -> None:
+    bench(tmp_path / "a")
+    bench(tmp_path / "b", instances=4)  # more instances: the first ones keep their ids
+    a, b = pd.read_csv(tmp_path / "a" / "runs.csv"), pd.read_csv(tmp_path / "b" / "runs.csv")
+    assert set(a["run_id"]) <= set(b["run_id"])
+
+
+def test_a_torn_last_journal_line_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / journal.NAME
+    good = json.dumps({"row": {"run_id": "r1"}, "events": []})
+    path.write_text(good + "\n" + '{"row": {"run_id": "r2", "pat')
+    loaded = journal.load(path)
+    assert list(loaded.records) == ["r1"] and "torn" in loaded.warnings[0]
+    assert path.read_text() == good + "\n"  # the next append starts on a clean line
+
+
+def test_resume_after_sigkill_mid_sweep_has_every_trial_exactly_once(tmp_path: Path) -> None:
+    out = tmp_path / "killed"
+    args = [sys.executable, "-m", "benchmarks", "bench", "--tasks", TOY, "--instances", "40", "--trials", "3",
+            "--out", str(out), "--quiet", "--concurrency", "1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        path = out / journal.NAME
+        if path.exists() and path.read_bytes().count(b"\n") >= 30:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = journal.load(out / journal.NAME).records
+    assert 30 <= len(partial) < 7 * 40 * 3, "the kill should land mid-sweep"
+    done = subprocess.run([*args, "--resume"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    runs = pd.read_csv(out / "runs.csv")
+    assert len(runs) == 7 * 40 * 3 and runs["run_id"].is_unique
+    reference = tmp_path / "clean"
+    bench(reference, instances=40, trials=3)
+    pd.testing.assert_frame_equal(runs_without_wall(out), runs_without_wall(reference))
+    assert (out / "summary.csv").read_text() == (reference / "summary.csv").read_text()
+
+
+def test_resume_of_a_finished_folder_runs_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--tasks", TOY, "--instances", "2", "--trials", "1", "--out", str(tmp_path), "--quiet"]) == 0
+    before = runs_without_wall(tmp_path)
+    assert main(["bench", "--tasks", TOY, "--instances", "2", "--trials", "1", "--out", str(tmp_path), "--quiet",
+                 "--resume"]) == 0
+    assert "(0 run now)" in capsys.readouterr().out
+    pd.testing.assert_frame_equal(before, runs_without_wall(tmp_path))
+
+
+def test_a_crashing_pattern_is_that_trials_error_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    asyncio.run(run_bench(BenchConfig(tasks=("tests.broken_family:Broken",), patterns=("single", "chain"),
+                                      instances=2, trials=1, out=tmp_path)))
+    runs = pd.read_csv(tmp_path / "runs.csv", keep_default_na=False)
+    chain, single = runs[runs["pattern"] == "chain"], runs[runs["pattern"] == "single"]
+    assert len(chain) == 2 and (chain["terminal"] == "error").all()
+    assert (chain["error_kinds"] == "InternalError:ZeroDivisionError").all()
+    assert (single["terminal"] == "completed").all()
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["bench", "--patterns", "single,telepathy"], "unknown pattern 'telepathy'"),
+    (["bench", "--tasks", "nosuchtask"], "unknown task 'nosuchtask'"),
+    (["bench", "--tasks", "nosuch.module:Family"], "cannot import task module"),
+    (["bench", "--tasks", "examples.minimal_family:Nope"], "has no task family"),
+    (["bench", "--tasks", "examples.minimal_family:CapitalsPolicy"], "missing"),
+    (["bench", "--model", "gpt:4"], "unknown model spec"),
+    (["bench", "--model", "sim:eror_rate=0.1"], "unknown sim knob"),
+    (["bench", "--trials", "0"], "expected an integer >= 1"),
+    (["bench", "--instances", "-3"], "expected an integer >= 1"),
+    (["bench", "--concurrency", "x"], "expected an integer >= 1"),
+    (["bench", "--bogus"], "unrecognized arguments"),
+    (["run", "telepathy", "pipeline"], "invalid choice"),
+    (["run", "agent", "nosuchtask"], "unknown task"),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(argv: list[str], needle: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    extra = ["--out", str(out)] if argv[0] == "bench" else []
+    assert main([*argv, *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("wva: error:") and needle in err, err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_an_output_folder_that_is_a_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "file.txt"
+    target.write_text("keep me")
+    assert main(["bench", "--tasks", TOY, "--out", str(target)]) == 2
+    assert "is not a folder" in capsys.readouterr().err and target.read_text() == "keep me"
