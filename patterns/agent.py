@@ -69,29 +69,29 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
                 raise
             messages[:] = _compacted(run, messages)
             continue
-        content = [block.to_dict() for block in reply.content]
+        content = _sendable(reply.content)
         uses = [block for block in reply.content if block.type == "tool_use"]
         match reply.stop_reason:
-            case "tool_use" | "pause_turn" if uses:
+            case "max_tokens" if uses:
+                max_tokens = _escalated(run, max_tokens, required=True)  # never run a cut tool_use
+            case "max_tokens":
+                messages[:] = _continued(run, messages, content, parts)
+                max_tokens = _escalated(run, max_tokens, required=False)
+            case "model_context_window_exceeded":
+                messages[:] = _compacted(run, _continued(run, messages, _without_tool_use(content), parts))
+            case "refusal":
+                _append_assistant(messages, _without_tool_use(content))
+                raise StopRun(Terminal.REFUSAL, "the model refused (stop_reason refusal)")
+            case _ if uses:  # tool_use; also a tool_use block under another stop_reason: it still needs a result
                 results = await run.call_tools(tools, uses)
                 _append_assistant(messages, content)
                 messages.append({"role": "user", "content": results})
             case "end_turn" | "stop_sequence" | "tool_use" | None:  # tool_use without a block: nothing to run
                 _append_assistant(messages, content)
                 return "".join(parts) + _text(content)
-            case "max_tokens" if uses:
-                max_tokens = _escalated(run, max_tokens, required=True)  # never run a cut tool_use
-            case "max_tokens":
-                messages[:] = _continued(run, messages, content, parts)
-                max_tokens = _escalated(run, max_tokens, required=False)
             case "pause_turn":
                 _append_assistant(messages, content)
                 run.record(Kind.RECOVERY, run.elapsed(), detail="pause_turn: reply sent back as it is")
-            case "model_context_window_exceeded":
-                messages[:] = _compacted(run, _continued(run, messages, content, parts))
-            case "refusal":
-                _append_assistant(messages, content)
-                raise StopRun(Terminal.REFUSAL, "the model refused (stop_reason refusal)")
             case other:
                 raise Failure("UnknownStopReason", f"unexpected stop_reason {other!r}")
 
@@ -116,8 +116,32 @@ def _with_output(result: Result, output: str) -> Result:
     return replace(result, output=output)
 
 
+def _sendable(blocks: list[Any]) -> list[dict[str, Any]]:
+    """The reply's blocks as params the API accepts back: no empty text, tool_use input always an object.
+
+    A non-object input (a malformed reply) is replaced by {} in the history; its tool_result already
+    tells the model the input was invalid."""
+    out = []
+    for b in blocks:
+        if b.type == "text" and not b.text:
+            continue
+        if b.type == "tool_use" and not isinstance(b.input, dict):
+            out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": {}})
+            continue
+        out.append(b.to_dict())
+    return out
+
+
+def _without_tool_use(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [block for block in content if block.get("type") != "tool_use"]
+
+
 def _append_assistant(messages: list[dict[str, Any]], content: list[dict[str, Any]]) -> None:
-    """Append a reply; after a pause_turn it continues the same assistant turn, so roles still alternate."""
+    """Append a reply; after a pause_turn it continues the same assistant turn, so roles still alternate.
+
+    An empty reply adds nothing: an empty message would make the conversation invalid to send."""
+    if not content:
+        return
     if messages[-1]["role"] == "assistant":
         messages[-1] = {"role": "assistant", "content": [*messages[-1]["content"], *content]}
     else:

@@ -7,6 +7,8 @@ A task spec is `NAME[:key=value,...]` for a built-in family (`multihop:hops=1-6,
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import Any
 
 from .base import REQUIRED
@@ -41,6 +43,8 @@ def family_class(head: str) -> type:
     if path is None:
         raise ValueError(f"unknown task {head!r}: choose from {', '.join(BUILTIN)} or give module.path:Class")
     module_name, _, class_name = path.partition(":")
+    if head not in BUILTIN and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # a user's module next to where they run wva, as `python -m` would find it
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # a user's module may fail in any way: say which, in one line
