@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from patterns.limits import Limits
+from patterns.replay import ReplayMismatch
 from patterns.specs import load_model
 
 from . import journal
@@ -130,7 +131,13 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
                 if on_trial:
                     on_trial(row)
 
-        await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(todo), 1)))))
+        try:
+            await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(todo), 1)))))
+        except ReplayMismatch:
+            if not config.resume:  # nothing of this failed sweep is left behind
+                log.__exit__()
+                path.unlink(missing_ok=True)
+            raise
     records = [done[s.run_id] for s in specs]
     doc = manifest(model=config.model, seed=config.seed, patterns=list(config.patterns), tasks=list(config.tasks),
                    instances=config.instances, trials=config.trials, limits=vars_of(config.limits),

@@ -17,6 +17,7 @@ from typing import Any
 from patterns.events import Kind
 from patterns.limits import Limits
 from patterns.redact import redact
+from patterns.replay import ReplayMismatch
 from patterns.result import Result, Terminal
 from patterns.workflows import execute
 
@@ -72,6 +73,8 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
             design = spec.family.design(spec.pattern, env)
             result = await execute(design, m, spec.instance.prompt, limits=limits, seed=spec.seed)
             score = float(spec.family.grade(spec.instance, env, result.output))
+        except ReplayMismatch:
+            raise  # the cassette does not fit this sweep: a usage problem, not a trial's outcome
         except Exception as exc:  # a bug in one trial's code is that trial's error, not the sweep's end
             return _crash_row(spec, m, exc, time.perf_counter() - wall0), []
     wall = time.perf_counter() - wall0

@@ -129,7 +129,7 @@ def _load_replay(path: str) -> Any:
     from .replay import ReplayModel
 
     try:
-        return ReplayModel(path)
+        return ReplayModel(path, ordered=False)  # a sweep runs trials concurrently: match by request
     except ValueError as exc:  # a malformed cassette names its line
         raise ValueError(_one_line(exc)) from None
 

@@ -149,3 +149,17 @@ def test_an_output_folder_that_is_a_file_is_refused(tmp_path: Path, capsys: pyte
     target.write_text("keep me")
     assert main(["bench", "--tasks", TOY, "--out", str(target)]) == 2
     assert "is not a folder" in capsys.readouterr().err and target.read_text() == "keep me"
+
+
+def test_a_cassette_that_does_not_match_the_sweep_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cassette = tmp_path / "other.jsonl"
+    request = {"messages": [{"role": "user", "content": "something else"}], "max_tokens": 5}
+    reply = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": [],
+             "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    cassette.write_text(json.dumps({"request": request, "response": reply}) + "\n")
+    out = tmp_path / "out"
+    code = main(["bench", "--tasks", TOY, "--instances", "1", "--trials", "1", "--patterns", "single",
+                 "--model", f"replay:{cassette}", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("wva: error: the replay cassette does not match") and err.count("\n") == 1
+    assert not out.exists()

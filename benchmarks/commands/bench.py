@@ -66,8 +66,16 @@ def run(args: argparse.Namespace) -> int:
     def start(total: int, done: int) -> None:
         progress["bar"] = Progress(total, done=done, quiet=args.quiet)
 
-    outcome = asyncio.run(run_bench(config, on_start=start,
-                                    on_trial=lambda row: progress["bar"].update(row["terminal"] == "error")))
+    from patterns.replay import ReplayMismatch
+
+    created = not args.out.exists()
+    try:
+        outcome = asyncio.run(run_bench(config, on_start=start,
+                                        on_trial=lambda row: progress["bar"].update(row["terminal"] == "error")))
+    except ReplayMismatch as exc:
+        if created and args.out.is_dir() and not any(args.out.iterdir()):
+            args.out.rmdir()
+        raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     progress["bar"].close()
     for warning in outcome.warnings:
         print(f"wva: warning: {warning}", file=__import__("sys").stderr)
