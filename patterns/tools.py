@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .redact import redact
 from .schema import function_schema, validate
 
 MAX_RESULT_CHARS = 20_000  # a larger result is cut, with a marker saying how much was dropped
@@ -112,7 +113,8 @@ class ToolSet:
         except Exception as exc:  # a tool's failure is the model's information, not the run's crash
             if isinstance(exc, TimeoutError) and t.timeout_s is not None:
                 return ToolOutcome(f"Error: tool {name!r} timed out after {t.timeout_s:g} s.", True, "ToolTimeout")
-            return ToolOutcome(f"Error: {type(exc).__name__}: {exc}"[:2000], True, type(exc).__name__)
+            # redacted: the message goes to the model, the trace and the results (a key in it must not)
+            return ToolOutcome(redact(f"Error: {type(exc).__name__}: {exc}")[:2000], True, type(exc).__name__)
         return ToolOutcome(_as_text(value))
 
 

@@ -151,7 +151,8 @@ def test_an_output_folder_that_is_a_file_is_refused(tmp_path: Path, capsys: pyte
     assert "is not a folder" in capsys.readouterr().err and target.read_text() == "keep me"
 
 
-def test_a_cassette_that_does_not_match_the_sweep_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_cassette_that_does_not_match_the_sweep_is_refused(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
     cassette = tmp_path / "other.jsonl"
     request = {"messages": [{"role": "user", "content": "something else"}], "max_tokens": 5}
     reply = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": [],

@@ -4,9 +4,18 @@
 returns one product's record (id, name, stock, price); the answer is the sum of the stock, the
 highest price, or the name of the cheapest product (one question kind per instance), graded by
 exact match after normalisation (numbers as decimals, names case- and punctuation-blind).
-The lookups are independent, so the graph can be drawn once the ids are read: orchestrate and
-parallel fit; `parallel` reads the ids with code (they are in plain sight in the input) and
-looks each one up with a fixed tool step, so only its aggregator is a model call.
+The lookups are independent, so the graph can be drawn once the ids are read. The designs:
+- single: one call with get_item offered for one round (it batches every lookup), then the answer;
+- chain: look up and transcribe the records (one tool round) -> gate: no lookup failed -> aggregate;
+- route: classify the question kind -> a handler per kind (one tool round, then that aggregate);
+- orchestrate: the planner lists one subtask per product -> a worker per subtask looks it up ->
+  the synthesizer aggregates;
+- parallel: sectioning whose sections *code* reads off the input (the ids are in plain sight, so a
+  workflow author can parse them; the number of branches follows the input): a fixed get_item
+  tool step per id, then one aggregator call — its only model call;
+- evaluate_optimize: a generator (one tool round, records + answer) and an evaluator that checks
+  every product has a record and the answer follows from them, up to 3 rounds;
+- agent: the loop with get_item until every record is in, then the answer.
 """
 
 from __future__ import annotations
@@ -178,8 +187,8 @@ class Fanout:
                      "(or `ID: not found`). Do not answer the question yet.", SYSTEM, env.tools)
 
         def all_found(text: str) -> bool | str:
-            return "not found" not in text or "a lookup failed: " + ", ".join(
-                line.split(":")[0] for line in text.splitlines() if "not found" in line)
+            return "not found" not in text.lower() or "a lookup failed: " + ", ".join(
+                line.split(":")[0] for line in text.splitlines() if "not found" in line.lower())
 
         return Chain([lookup, Gate("all_found", all_found), LLM("aggregate", AGGREGATE, SYSTEM)])
 

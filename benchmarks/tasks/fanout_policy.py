@@ -124,7 +124,9 @@ def slip(kind: str, records: dict[str, dict[str, Any]], right: str, decide: Deci
 
 def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
     """k decisions made in one call, each wrong with the crowded rate (see the module docstring)."""
-    rate = min(1.0, decide.error_rate * (1 + crowding * max(0, k - 1)))
+    if crowding == 0 or k == 1:  # the plain case goes through correct(), as every other decision does
+        return [decide.correct() for _ in range(k)]
+    rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
     oks = []
     for _ in range(k):
         ok = decide.rng.random() >= rate
@@ -190,7 +192,7 @@ class FanoutPolicy:
         for item_id, ok in zip(ids, crowded(decide, len(ids), self.crowding), strict=True):
             if ok:
                 subtasks.append(SUBTASK.format(id=item_id))
-            elif decide.rng.random() < 0.5:
+            elif decide.rng.random() >= 0.5:  # else left out
                 subtasks.append(SUBTASK.format(id=misspell(item_id, ids, decide)))
         return text(json.dumps(subtasks))
 

@@ -131,12 +131,23 @@ class Sandbox:
         return full
 
 
+def _overwrite(full: Path, text: str) -> None:
+    """Write in place and cut the rest: opening with O_TRUNC makes ext4 flush (auto_da_alloc), ~100x slower."""
+    if not full.exists():
+        full.write_text(text, encoding="utf-8")
+        return
+    with full.open("r+", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.truncate()
+
+
 def file_tools(box: Sandbox) -> list[Tool]:
     """read_file, write_file, replace_line and validate, as closures over one trial's sandbox."""
 
     @tool(timeout_s=None)
     def read_file(path: str) -> str:
-        """Read a text file in the working directory. Lines come numbered like '4| port = 80'; the numbers are not part of the file.
+        """Read a text file in the working directory.
+        Lines come numbered like '4| port = 80'; the numbers are not part of the file.
 
         Args:
             path: file path relative to the working directory, e.g. 'app.conf'
@@ -155,12 +166,13 @@ def file_tools(box: Sandbox) -> list[Tool]:
         if len(content) > MAX_FILE_CHARS:
             raise ValueError(f"content is {len(content)} characters; the limit is {MAX_FILE_CHARS}")
         full = box.resolve(path)
-        full.write_text(content if content.endswith("\n") or not content else content + "\n", encoding="utf-8")
+        _overwrite(full, content if content.endswith("\n") or not content else content + "\n")
         return f"wrote {len(content.splitlines())} lines to {path}"
 
     @tool(timeout_s=None)
     def replace_line(path: str, line_no: int, text: str) -> str:
-        """Replace one line of a file with new text; an empty text leaves a blank line, and line_no one past the last line appends.
+        """Replace one line of a file with new text.
+        An empty text leaves a blank line; line_no one past the last line appends a line.
 
         Args:
             path: file path relative to the working directory, e.g. 'app.conf'
@@ -178,12 +190,14 @@ def file_tools(box: Sandbox) -> list[Tool]:
             lines.append(text)
         else:
             lines[line_no - 1] = text
-        full.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _overwrite(full, "\n".join(lines) + "\n")
         return f"line {line_no} of {path} is now: {text}"
 
     @tool(timeout_s=None)
     def validate(path: str) -> str:
-        """Check a configuration file against the service's schema. Answers 'OK' or the FIRST problem only ('FAIL: line 4: ...'); after fixing it, validate again to see the next one.
+        """Check a configuration file against the service's schema.
+        Answers 'OK' or the FIRST problem only ('FAIL: line 4: ...'); after fixing it, validate again to see
+        the next one.
 
         Args:
             path: file path relative to the working directory, e.g. 'app.conf'
