@@ -20,16 +20,16 @@ import pandas as pd
 
 from patterns.limits import Limits
 from patterns.replay import ReplayMismatch
+from patterns.retry import RetryPolicy
 from patterns.specs import load_model
 
 from . import journal
 from .manifest import manifest
+from .names import DEFAULT_TASKS, PATTERNS
 from .outputs import records_from_outputs, write_outputs
-from .tasks.base import PATTERNS, task_label
+from .tasks.base import task_label
 from .tasks.registry import load_task
 from .trial import TrialSpec, run_trial
-
-DEFAULT_TASKS = ("pipeline", "support", "fanout", "multihop", "repair")
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class BenchConfig:
     out: Path = Path("results")
     resume: bool = False
     limits: Limits = field(default_factory=Limits)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.patterns if p not in PATTERNS]
@@ -97,10 +98,15 @@ def plan(config: BenchConfig) -> tuple[list[TrialSpec], dict[str, Any]]:
 
 
 async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]], None] | None = None,
-                    on_start: Callable[[int, int], None] | None = None) -> BenchOutcome:
-    """Run the sweep (or its missing trials, with `resume`), then write the tidy files."""
+                    on_start: Callable[[int, int], None] | None = None, model: Any = None) -> BenchOutcome:
+    """Run the sweep (or its missing trials, with `resume`), then write the tidy files.
+
+    `model` overrides `load_model(config.model)` (a model built in code, e.g. an `AnthropicModel`
+    with a client timeout); `config.model` still labels the rows and the run ids.
+    """
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    model = load_model(config.model)
+    owns_model = model is None
+    model = load_model(config.model) if owns_model else model
     specs, policies = plan(config)
     config.out.mkdir(parents=True, exist_ok=True)
     path = config.out / journal.NAME
@@ -125,7 +131,8 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
         async def worker() -> None:
             while not queue.empty():
                 spec = queue.get_nowait()
-                row, events = await run_trial(spec, shared, policy=policies[spec.task], limits=config.limits)
+                row, events = await run_trial(spec, shared, policy=policies[spec.task], limits=config.limits,
+                                              retry=config.retry)
                 log.append(row, events)
                 done[spec.run_id] = {"row": row, "events": events}
                 if on_trial:
@@ -138,9 +145,13 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
                 log.__exit__()
                 path.unlink(missing_ok=True)
             raise
+        finally:
+            if owns_model and callable(getattr(model, "aclose", None)):
+                await model.aclose()  # an SDK client's connections belong to this event loop: close them in it
     records = [done[s.run_id] for s in specs]
     doc = manifest(model=config.model, seed=config.seed, patterns=list(config.patterns), tasks=list(config.tasks),
                    instances=config.instances, trials=config.trials, limits=vars_of(config.limits),
+                   retry=vars_of(config.retry),
                    started=started, finished=datetime.now(UTC).isoformat(timespec="seconds"),
                    sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
     runs, summary = write_outputs(config.out, records, doc)
@@ -148,5 +159,6 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
     return BenchOutcome(runs, summary, len(todo), tuple(warnings), config.out)
 
 
-def vars_of(limits: Limits) -> dict[str, Any]:
-    return {name: getattr(limits, name) for name in limits.__dataclass_fields__}
+def vars_of(settings: Any) -> dict[str, Any]:
+    """A settings dataclass (Limits, RetryPolicy) as a dict, for the manifest."""
+    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}

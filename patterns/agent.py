@@ -7,6 +7,7 @@ from typing import Any
 
 import anthropic
 
+from .blocks import block_params
 from .compaction import compact, is_prompt_too_long, size
 from .events import Kind
 from .hooks import Hooks
@@ -90,6 +91,7 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
                 _append_assistant(messages, content)
                 return "".join(parts) + _text(content)
             case "pause_turn":
+                parts.append(_text(content))  # the paused text is part of the answer, as after max_tokens
                 _append_assistant(messages, content)
                 run.record(Kind.RECOVERY, run.elapsed(), detail="pause_turn: reply sent back as it is")
             case other:
@@ -128,7 +130,7 @@ def _sendable(blocks: list[Any]) -> list[dict[str, Any]]:
         if b.type == "tool_use" and not isinstance(b.input, dict):
             out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": {}})
             continue
-        out.append(b.to_dict())
+        out.append(block_params(b))
     return out
 
 

@@ -225,7 +225,7 @@ def test_hooks_see_every_call_and_may_abort() -> None:
 def test_pause_turn_sends_the_content_back_without_a_user_message() -> None:
     model = ScriptedModel([message("thinking...", stop_reason="pause_turn"), message(" done")])
     res = run_agent(model, "hi")
-    assert res.terminal is Terminal.COMPLETED and res.steps == 2
+    assert res.terminal is Terminal.COMPLETED and res.steps == 2 and res.output == "thinking... done"
     sent = model.requests[1]["messages"]
     assert sent[-1] == {"role": "assistant", "content": [{"type": "text", "text": "thinking..."}]}
     # the continuation joins the same assistant turn, so roles keep alternating

@@ -17,8 +17,7 @@ def csv_list(text: str) -> tuple[str, ...]:
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    from benchmarks.bench import DEFAULT_TASKS
-    from benchmarks.tasks.base import PATTERNS
+    from benchmarks.names import DEFAULT_TASKS, PATTERNS
 
     p: argparse.ArgumentParser = subparsers.add_parser(
         "bench", help="run every pattern on every task and write results/ (the main job)",
@@ -80,5 +79,11 @@ def run(args: argparse.Namespace) -> int:
     for warning in outcome.warnings:
         print(f"wva: warning: {warning}", file=__import__("sys").stderr)
     print(bench_table(outcome.summary))
+    try:  # the recommendation per task; a failure here must never cost the bench's results, already written
+        from benchmarks.criterion import format_verdicts, write_criterion
+
+        print("\n" + format_verdicts(write_criterion(outcome.out)))
+    except Exception as exc:
+        print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
     print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")
     return 0

@@ -9,7 +9,7 @@ from ._common import UsageError, build_model, model_spec, nonneg_int
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    from benchmarks.tasks.base import PATTERNS
+    from benchmarks.names import PATTERNS
 
     p: argparse.ArgumentParser = subparsers.add_parser(
         "run", help="run one pattern on one task instance and show what happened",

@@ -23,7 +23,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from patterns.tools import ToolSet
 
-PATTERNS = ("single", "chain", "route", "orchestrate", "parallel", "evaluate_optimize", "agent")
+from ..names import PATTERNS  # re-exported: the one list of pattern names
+
+__all__ = ["PATTERNS", "Environment", "Family", "Instance", "IntRange", "Param"]
 
 
 @dataclass(frozen=True)
