@@ -1,0 +1,303 @@
+"""`multihop`: follow references through a small knowledge base to the document that answers.
+
+Each instance is a question about the current owner of a project ("What is the office of the
+current owner of the Falcon project? Start from doc-4821."). The project page names its first
+owner; each owner's page says to whom ownership passed next; the last page is the current owner's.
+How many hand-overs there are (`hops`, the references followed from the starting document) is
+only discovered by walking. Every page on the path also refers to `distractors` other people
+(a sponsor, a mentor...), each with a page of their own about another project.
+
+The fixed workflows (chain, route, orchestrate, parallel, evaluate_optimize) follow at most
+`depth` references, a DESIGN parameter: a walk longer than that cannot succeed. The agent reads
+until it finds the answer. Grading: the final answer (after an `ANSWER:` prefix if any, up to
+` (`, quotes and a trailing period stripped, case-folded) must equal the fact; 1.0 or 0.0.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import product
+from pathlib import Path
+from typing import Any, ClassVar
+
+import networkx as nx
+
+from patterns import workflows as wf
+from patterns.run import Run
+from patterns.tools import ToolSet, tool
+from patterns.workflows import LLM, Step, ToolStep
+
+from . import multihop_policy as mp
+from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params, positive_int
+from .multihop_policy import DOC_ID, MARK, ONE_ROUND, MultihopPolicy
+
+MAX_HOPS, MAX_DISTRACTORS = 20, 5
+FIRST = ("Ana", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam",
+         "Mei", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sam", "Tomas", "Uma", "Victor", "Wen", "Yara")
+LAST = ("Abbott", "Baker", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Hansen", "Ito", "Jensen",
+        "Kowalski", "Lopez", "Moreau", "Novak", "Okafor", "Petrov", "Quist", "Rossi", "Sato", "Tanaka",
+        "Usman", "Varga", "Weber", "Zhou")
+PROJECTS = ("Falcon", "Heron", "Osprey", "Kestrel", "Plover", "Egret", "Condor", "Puffin", "Swift", "Lark")
+PURPOSES = ("runs the billing service", "maintains the data warehouse", "builds the mobile app",
+            "operates the search cluster", "owns the payments API", "keeps the identity service running")
+ASIDES_PROJECT = ("Its sponsor, {m}, is described in {d}.", "Its design review was led by {m} (see {d}).",
+                  "Its budget is managed by {m} ({d}).", "It was proposed by {m}; see {d}.",
+                  "Its on-call lead is {m} (see {d}).")
+ASIDES_PERSON = ("{n}'s former manager, {m}, is described in {d}.", "{n}'s mentor is {m} (see {d}).",
+                 "{n} shares a desk with {m}; see {d}.", "{n}'s deputy, {m}, has a profile in {d}.",
+                 "{n} once reviewed the {q} project with {m} ({d}).")
+
+AGENT_SYSTEM = (f"{MARK} You answer questions about a company knowledge base. Read documents with read_document, "
+                f"{mp.AGENT}: follow the references from the starting document until you reach the document that "
+                "answers the question; if a document turns out not to fit, go back to the last one that did. "
+                "Then reply with only the answer.")
+SINGLE_SYSTEM = (f"{MARK} You answer questions about a company knowledge base. You have {ONE_ROUND} you must "
+                 "answer from what you read: reply with only the answer, or UNKNOWN: <why>.")
+DONE = ("ANSWER:", "DEAD END", "UNKNOWN")
+FOLLOW_PROMPT = (f"{MARK} Question: {{task}}\n\n{mp.FOLLOW}:\n<document>\n{{input}}\n</document>\n\n"
+                 "If it answers the question, reply `ANSWER: <answer>`. If it is not about the question, reply "
+                 "`DEAD END: <why>`. Otherwise reply `NEXT: <doc id>` with the one reference that leads toward "
+                 "the answer.")
+CLASSIFY_PROMPT = (f"{MARK} Before answering, classify this question: {{task}}\n\nRead the starting document with "
+                   f"read_document, then {mp.CLASSIFY}: `direct` if that document itself answers the question, "
+                   "`follow` if it only refers to other documents.")
+DIRECT_PROMPT = (f"{MARK} {mp.DIRECT}: {{task}}\n\nRead it with read_document: you "
+                 f"have {ONE_ROUND} reply with only the answer, or UNKNOWN: <why> if it does not say.")
+PLAN_PROMPT = (f"{MARK} Plan the work for this question: {{task}}\n\nRead the starting document with read_document, "
+               f"then {mp.PLAN}, one per document it refers to, each written \"Follow doc-NNNN and report where it "
+               "leads.\"")
+SYNTH_PROMPT = (f"{MARK} {mp.SYNTHESIZE} into the final answer.\n\n{{input}}\n\nReply `ANSWER: <answer>` with the "
+                "answer a worker found for the question, or `UNKNOWN` if none did.")
+REVIEW_PROMPT = (f"{MARK} Check a reply to this question: {{task}}\n\n<reply>\n{{input}}\n</reply>\n\nAn answer is "
+                 "right only if the document it quotes says that person is the current owner and the value "
+                 f"matches that document. {mp.REVIEW} it is right; otherwise reply `FAIL: <what to do next>`.")
+
+
+def step_prompt(text: str, task: str) -> str:
+    """The evaluator-optimizer's generator: one hop per round, carrying its position in its reply."""
+    head = (f"{MARK} Question: {task}\n\n{mp.GENERATE}: read one document with read_document ({ONE_ROUND} reply). "
+            "If it answers the question, reply `ANSWER: <answer> (from <doc id>: \"<its first two sentences>\")`; "
+            "otherwise reply `NEXT: <doc id> (from <the doc id you read>)` naming the reference to follow next.")
+    if text == task:
+        return head + "\n\nBegin with the starting document."
+    return (head + f"\n\nYour previous reply:\n<reply>\n{text}\n</reply>\n"
+            "Reviewer's feedback:\n<feedback>\n{feedback}\n</feedback>")
+
+
+def done(text: str) -> bool:
+    return text.lstrip().startswith(DONE)
+
+
+def final_answer(text: str) -> str:
+    text = text.strip()
+    return text.removeprefix("ANSWER:").strip() if text.startswith("ANSWER:") else f"UNKNOWN: no answer ({text[:80]})"
+
+
+def vote_answers(outputs: list[str]) -> str:
+    """Majority among the walks that found an answer (a walk that did not has no vote)."""
+    answers = [final_answer(o) for o in outputs if o.strip().startswith("ANSWER:")]
+    return wf.majority(answers) if answers else final_answer(outputs[0])
+
+
+def _first_id(text: str) -> dict[str, Any]:
+    m = DOC_ID.search(text)
+    return {"doc_id": m.group() if m else text.strip()[:40]}
+
+
+@dataclass(frozen=True)
+class ReadStep(ToolStep):
+    """A fixed read_document call on the first id in the text. Once the walk has ended (an answer, a
+    dead end) it passes the text through; a failed read ends the walk, not the run."""
+
+    async def __call__(self, run: Run, text: str) -> str:
+        if done(text):
+            return text
+        block = {"name": self.tool, "id": f"fixed_{self.name}", "input": self.args(text)}
+        result = await run.call_tool(self.tools, block, name=self.name)
+        return f"DEAD END: {result['content']}" if result.get("is_error") else str(result["content"])
+
+
+@dataclass(frozen=True)
+class UnlessDone:
+    """`step`, skipped once the walk has ended: the `break` a workflow author writes in a fixed loop."""
+
+    name: str
+    step: Step
+
+    async def __call__(self, run: Run, text: str) -> str:
+        return text if done(text) else await self.step(run, text)
+
+    def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
+        return self.step.add_to(graph, prefix)
+
+
+def walk(tools: ToolSet, hops: int) -> list[Step]:
+    """Read the document the text names and decide, then follow up to `hops` references."""
+    steps: list[Step] = []
+    for i in range(hops + 1):
+        steps += [ReadStep(f"read_{i}", tools, "read_document", _first_id),
+                  UnlessDone(f"follow_{i}", LLM(f"follow_{i}", FOLLOW_PROMPT))]
+    return steps
+
+
+def _bounded(parse: Callable[[Any], Any], low: int, high: int, what: str) -> Callable[[Any], Any]:
+    def check(text: Any) -> Any:
+        value = parse(text)
+        top = value.high if isinstance(value, IntRange) else value
+        bottom = value.low if isinstance(value, IntRange) else value
+        if bottom < low or top > high:
+            raise ValueError(f"{what} must be within {low}-{high}, got {text!r}")
+        return value
+    return check
+
+
+def non_negative_float(text: str | float) -> float:
+    value = float(text)
+    if not value >= 0.0:  # also rejects nan
+        raise ValueError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _ids(rng: random.Random, n: int) -> list[str]:
+    """n distinct 4-digit ids, none a misreading (one digit changed, two adjacent swapped) of another."""
+    def confusable(a: str, b: str) -> bool:
+        diff = [i for i in range(4) if a[i] != b[i]]
+        return len(diff) <= 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    ids: list[str] = []
+    while len(ids) < n:
+        candidate = str(rng.randrange(1000, 10000))
+        if not any(confusable(candidate, other) for other in ids):
+            ids.append(candidate)
+    return [f"doc-{i}" for i in ids]
+
+
+class Multihop:
+    name = "multihop"
+    description = "Follow references through documents to the one holding the answer; the hop count is hidden."
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "hops": Param("1-6", _bounded(IntRange.parse, 1, MAX_HOPS, "hops"),
+                      f"references to follow from the starting document to the answer (a range, at most {MAX_HOPS})"),
+        "distractors": Param(2, _bounded(int, 0, MAX_DISTRACTORS, "distractors"),
+                             "distractor references in each document on the path"),
+        "depth": Param(3, positive_int, "design: references the fixed workflows follow before they give up"),
+        "votes": Param(3, positive_int, "design: independent walks the parallel (voting) design runs"),
+        "crowding": Param(0.0, non_negative_float, "error rate of a call making k decisions: e*(1+crowding*(k-1))"),
+    }
+
+    def __init__(self, **params: Any) -> None:
+        self.hops: IntRange
+        self.distractors: int
+        self.depth: int
+        self.votes: int
+        self.crowding: float
+        init_params(self, params)
+
+    def instances(self, n: int, seed: int) -> list[Instance]:
+        return [self._instance(random.Random(f"{self.name}:{seed}:{i}"), i) for i in range(n)]
+
+    def _instance(self, rng: random.Random, i: int) -> Instance:
+        hops, k = rng.randint(self.hops.low, self.hops.high), self.distractors
+        ids = _ids(rng, 1 + hops + (hops + 1) * k)
+        start, path, spare = ids[0], ids[1:hops + 1], iter(ids[hops + 1:])
+        people = iter(rng.sample([f"{f} {s}" for f, s in product(FIRST, LAST)], len(ids)))
+        project, *others = rng.sample(PROJECTS, len(PROJECTS))
+        offices = iter(f"{c}-{n}" for c, n in rng.sample(list(product("ABCDEF", range(100, 1000))), len(ids)))
+        phones = iter(f"555-{n:04d}" for n in rng.sample(range(100, 10000), len(ids)))
+        docs: dict[str, str] = {}
+
+        def person(doc_id: str, name: str, first: str, asides: list[str]) -> dict[str, str]:
+            values = {"office": next(offices), "desk phone": next(phones)}
+            facts = f"{name}'s office is {values['office']} and desk phone is {values['desk phone']}."
+            docs[doc_id] = f"{doc_id}: {name}\n" + " ".join([first, facts, *asides])
+            return values
+
+        def distract(templates: tuple[str, ...], owner: str) -> list[str]:
+            asides = []
+            for template in rng.sample(templates, k):
+                d, m, q = next(spare), next(people), rng.choice(others)
+                person(d, m, f"{m} is the current owner of the {q} project.", [])
+                asides.append(template.format(n=owner, m=m, d=d, q=q))
+            return asides
+
+        owners = [next(people) for _ in path]
+        sentences = [f"Its first owner was {owners[0]} (see {path[0]}).", *distract(ASIDES_PROJECT, project)]
+        rng.shuffle(sentences)
+        purpose = f"The {project} project {rng.choice(PURPOSES)}."
+        docs[start] = f"{start}: The {project} project\n" + " ".join([purpose, *sentences])
+        year = rng.randint(2008, 2014)
+        for j, (doc_id, owner) in enumerate(zip(path, owners, strict=True)):
+            year += rng.randint(1, 2)
+            if j + 1 < hops:
+                line = (f"{owner} owned the {project} project until {year}, when ownership passed to "
+                        f"{owners[j + 1]} (see {path[j + 1]}).")
+            else:
+                line = f"{owner} is the current owner of the {project} project."
+            asides = distract(ASIDES_PERSON, owner)
+            rng.shuffle(asides)
+            values = person(doc_id, owner, line, asides)
+        attribute = rng.choice(("office", "desk phone"))
+        answer = values[attribute]
+        prompt = (f"{MARK} What is the {attribute} of the current owner of the {project} project? Start from "
+                  f"{start}: documents refer to one another, so follow the references until you reach the current "
+                  f"owner's document. Reply with only the {attribute}.")
+        data = {"answer": answer, "attribute": attribute, "project": project, "start": start, "path": path,
+                "hops": hops, "documents": docs}
+        return Instance(f"{self.name}-{i:04d}", prompt, data)
+
+    def environment(self, instance: Instance, workdir: Path) -> Environment:
+        state: dict[str, Any] = {"documents": dict(instance.data["documents"]), "reads": []}
+
+        @tool(timeout_s=None)
+        def read_document(doc_id: str) -> str:
+            """Read one document of the knowledge base by its id: its title and text. Documents mention other
+            documents by id.
+
+            Args:
+                doc_id: the document's id as written in the question or in another document, e.g. "doc-4821".
+            """
+            key = doc_id.strip().lower()
+            key = f"doc-{key}" if key.isdigit() else key
+            state["reads"].append(key)
+            if key not in state["documents"]:
+                raise LookupError(f"no document {doc_id!r} in the knowledge base; check the id "
+                                  "(ids look like doc-4821)")
+            return str(state["documents"][key])
+
+        return Environment(tools=ToolSet([read_document]), state=state)
+
+    def design(self, pattern: str, env: Environment) -> Any:
+        tools, depth = env.tools, self.depth
+        answer = wf.Code("answer", final_answer)
+        if pattern == "single":
+            return wf.Single(system=SINGLE_SYSTEM, tools=tools)
+        if pattern == "chain":
+            return wf.Chain([*walk(tools, depth), answer])
+        if pattern == "route":
+            return wf.Route(LLM("classify", CLASSIFY_PROMPT, tools=tools),
+                            {"direct": LLM("direct", DIRECT_PROMPT, tools=tools),
+                             "follow": wf.Chain([*walk(tools, depth), answer], name="follow")})
+        if pattern == "orchestrate":  # the planner reads the start; each worker walks one of its references
+            worker = wf.Chain(walk(tools, depth - 1), name="walk")
+            return wf.Orchestrate(LLM("plan", PLAN_PROMPT, tools=tools), worker, LLM("synthesize", SYNTH_PROMPT))
+        if pattern == "parallel":
+            return wf.Parallel(vote=wf.Chain(walk(tools, depth), name="walk"), n=self.votes, aggregate=vote_answers)
+        if pattern == "evaluate_optimize":  # one hop per round: depth references need depth + 1 rounds
+            return wf.EvaluateOptimize(LLM("step", step_prompt, tools=tools), LLM("review", REVIEW_PROMPT),
+                                       max_rounds=depth + 1)
+        if pattern == "agent":
+            return wf.Agent(system=AGENT_SYSTEM, tools=tools)
+        raise ValueError(f"unknown pattern {pattern!r} for {self.name}: choose from {', '.join(PATTERNS)}")
+
+    def grade(self, instance: Instance, env: Environment, output: str) -> float:
+        text = output.strip()
+        if "ANSWER:" in text.upper():
+            text = text[text.upper().rindex("ANSWER:") + len("ANSWER:"):]
+        text = text.strip().splitlines()[0] if text.strip() else ""
+        text = text.split(" (")[0].strip().strip("`*\"'").rstrip(".").strip()
+        return 1.0 if text.casefold() == str(instance.data["answer"]).casefold() else 0.0
+
+    def policy(self) -> MultihopPolicy:
+        return MultihopPolicy(crowding=self.crowding)
