@@ -14,6 +14,7 @@ that the ToolSet turns into an `is_error` result. Nothing here runs a shell or e
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +110,7 @@ class Sandbox:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
+        self.prefix = os.path.join(str(self.root), "")
 
     def resolve(self, path: str) -> Path:
         if not path.strip() or "\x00" in path:
@@ -118,10 +120,10 @@ class Sandbox:
             raise PermissionError(f"absolute path {path!r} refused: give a path relative to the working directory")
         if ".." in candidate.parts:
             raise PermissionError(f"path {path!r} refused: '..' may not leave the working directory")
-        full = (self.root / candidate).resolve()  # follows symlinks, so a link pointing out is caught too
-        if not full.is_relative_to(self.root):
+        full = os.path.realpath(os.path.join(self.root, path))  # follows symlinks: a link pointing out is caught
+        if not full.startswith(self.prefix):
             raise PermissionError(f"path {path!r} refused: it resolves outside the working directory")
-        return full
+        return Path(full)
 
     def existing(self, path: str) -> Path:
         full = self.resolve(path)

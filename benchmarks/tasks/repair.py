@@ -1,0 +1,272 @@
+"""`repair`: fix a config file until its validator passes; how many faults it has is hidden.
+
+Each instance is a `key = value` file for a made-up service (schema in `repair_files.py`) with
+`faults` corrupted lines: a line that is not `key = value`, a misspelt key, or a value that
+breaks its rule (`port = eighty`, `log_level = warning`, `tls = yes`). `validate` reports the
+first problem only, so each validation reveals the next fault: the number of steps cannot be
+known in advance. Success (grade 1.0) is the grader re-running the validator on the file at the
+end and getting OK; anything else is 0.0 (the final answer's wording does not count).
+
+Designs: the agent loops validate → fix until OK; the fixed workflows have `rounds`
+validate → fix steps (or evaluator rounds) and cannot fix more faults than that; orchestrate's
+planner sees one report, so it plans one fix; a single call has one round of tools, so it can
+look but not fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+from pathlib import Path
+from typing import Any, ClassVar
+
+from patterns.run import Run
+from patterns.tools import ToolSet
+from patterns.workflows import (
+    LLM,
+    Agent,
+    Chain,
+    Code,
+    EvaluateOptimize,
+    Orchestrate,
+    Parallel,
+    Route,
+    Single,
+    ToolStep,
+    majority,
+)
+
+from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params, positive_int
+from .repair_files import KEY_LINE, SCHEMA, Rule, Sandbox, file_tools, first_problem
+from .repair_policy import (
+    CLASSIFY,
+    EVALUATE,
+    FIX,
+    NO_EDIT,
+    PLAN,
+    PROPOSAL,
+    PROPOSE,
+    SPECIALIST,
+    SYNTHESIZE,
+    TASK,
+    RepairPolicy,
+)
+
+SYSTEM = ("[repair] You repair configuration files so that they pass their validator. Only the validator knows "
+          "the schema, and it reports one problem at a time. Use the tools; never claim a file is valid without "
+          "validating it.")
+PROMPT = (TASK + " the configuration file `{path}` in the working directory fails validation. Fix it: run "
+          "validate, fix the problem it reports (replace_line is the simplest edit), and validate again. It reports "
+          "one problem at a time, so repeat until it answers OK. Then reply with one line starting with DONE.")
+FIX_PROMPT = (FIX + " the file `{path}`. The validator's latest report:\n{{input}}\n\nIf it reports a problem, fix "
+              "that line with ONE replace_line call (the report gives the line number) and reply with one sentence "
+              "saying what you changed. If it says the file is valid, reply 'Nothing to fix.' and call no tool.")
+GENERATOR = (FIX + " the file `{path}`. Your previous output (in the first round, the validator's report):\n{{input}}"
+             "\n\nEvaluator feedback (the latest validator report, if any):\n{{feedback}}\n\nFix the latest reported "
+             "problem with ONE replace_line call and reply with one sentence saying what you changed.")
+WORKER = (FIX + " the file `{path}`. Your subtask:\n{{input}}\n\nFix the problem it quotes with ONE replace_line "
+          "call and reply with one sentence saying what you changed.")
+SPECIALISTS = {"syntax": "lines that are not in 'key = value' form", "key": "unknown, misspelt or duplicate keys",
+               "value": "values that break their rule (type, range or allowed values)"}
+SPECIALIST_PROMPT = (SPECIALIST + " ({label}): the file `{path}`. You handle {help}. The validator's report:\n"
+                     "{{input}}\n\nIf it is a {label} problem, fix that line with ONE replace_line call and say what "
+                     "you changed; otherwise change nothing and say so.")
+CLASSIFIER = (CLASSIFY + " which kind of problem does this validator report describe?\n{input}\n\nAnswer with one "
+              "word: syntax (a line not in 'key = value' form), key (an unknown, duplicate or missing key) or value "
+              "(a value that breaks its rule).")
+PLANNER = (PLAN + " the file `{path}` must pass its validator. Run validate once, then plan the fix: reply with a "
+           "JSON array of subtasks, one per problem the validator reported, each quoting the problem (line number "
+           "and message) so that a worker can fix it with one replace_line call.\n\nTask: {{task}}")
+SYNTHESIZER = (SYNTHESIZE + " workers have edited `{path}`; their reports are below. Run validate once and reply "
+               "with one line: DONE if it passes, otherwise NOT FIXED and the problem it reports.\n\n{{input}}")
+EVALUATOR = (EVALUATE + " a fixer has just edited `{path}` and says:\n{{input}}\n\nRun validate once. Reply PASS if "
+             "it answers OK; otherwise reply FAIL followed by the validator's report, word for word.")
+PROPOSER = (PROPOSE + " the file `{path}`. The validator's latest report:\n{{input}}\n\nPropose the corrected line. "
+            f"Reply with exactly 'replace line N with: <new line>' (N from the report), or '{NO_EDIT}' if the file "
+            "is valid.")
+
+FILES = ("app.conf", "service.conf", "gateway.conf", "worker.conf", "api.conf")
+TYPICAL: dict[str, tuple[Any, ...]] = {
+    "name": ("billing-api", "search", "auth-gateway", "image-resizer", "mailer", "ledger"),
+    "host": ("localhost", "api.internal", "10.0.0.12", "db.example.com"),
+    "port": (80, 443, 5000, 8080, 8443, 9000), "workers": (1, 2, 4, 8, 12, 16), "timeout_s": (5, 10, 30, 60, 90),
+    "retries": (0, 1, 2, 3, 5), "cache_mb": (0, 64, 128, 256, 512), "max_body_kb": (64, 256, 1024, 4096),
+}
+UNITS = {"port": "/tcp", "timeout_s": "s", "cache_mb": "MB", "max_body_kb": "KB", "workers": " threads",
+         "retries": "x"}
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 8: "eight", 10: "ten", 12: "twelve",
+                16: "sixteen", 30: "thirty", 60: "sixty", 80: "eighty", 90: "ninety"}
+VARIANTS = {"debug": ("DEBUG", "verbose", "trace"), "info": ("INFO", "information"), "warn": ("warning", "WARN"),
+            "error": ("err", "ERROR"), "development": ("dev", "Development"), "staging": ("stage", "STAGING"),
+            "production": ("prod", "Production"), "none": ("off", "None"), "gzip": ("gz", "GZIP"),
+            "zstd": ("zstandard", "ZSTD"), "true": ("yes", "on", "1", "True", "enabled"),
+            "false": ("no", "off", "0", "False", "disabled")}
+
+
+def _faults(text: str | int | IntRange) -> IntRange:
+    value = IntRange.parse(text)
+    if value.high > len(SCHEMA):
+        raise ValueError(f"at most {len(SCHEMA)} faults fit in a file of {len(SCHEMA)} keys, got {value}")
+    return value
+
+
+def _non_negative(text: str | float) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise ValueError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _typical(key: str, rule: Rule, rng: random.Random) -> str:
+    if key in TYPICAL:
+        return str(rng.choice(TYPICAL[key]))
+    return rng.choice(rule.options or ("true", "false"))
+
+
+def _typo(key: str, rng: random.Random) -> str | None:
+    """A misspelling that is no key but whose closest key is still `key` (so the report is fixable)."""
+    for _ in range(20):
+        i = rng.randrange(len(key) - 1)
+        edit = rng.choice(("swap", "drop", "double"))
+        typo = {"swap": key[:i] + key[i + 1] + key[i] + key[i + 2:], "drop": key[:i] + key[i + 1:],
+                "double": key[:i] + key[i] + key[i:]}[edit]
+        if typo not in SCHEMA and KEY_LINE.match(f"{typo} = 1") and \
+                difflib.get_close_matches(typo, list(SCHEMA), n=1, cutoff=0.0) == [key]:
+            return typo
+    return None
+
+
+def _bad_value(key: str, value: str, rule: Rule, rng: random.Random) -> str | None:
+    if rule.kind == "int":
+        options = [f"{value}{UNITS.get(key, 'x')}", str(rule.high * 10 + int(value))]
+        options += [NUMBER_WORDS[int(value)]] if int(value) in NUMBER_WORDS else []
+    elif rule.kind == "name":
+        options = [value.replace("-", " ").title(), value.replace("-", "_"), value.title().replace("-", "")]
+    elif rule.kind == "host":
+        options = [value.upper(), value.replace(".", "_"), f"{value}:8080"]
+    else:
+        options = list(VARIANTS[value])
+    options = [o for o in options if not rule.accepts(o)]
+    return rng.choice(options) if options else None
+
+
+def _corrupt(key: str, value: str, rng: random.Random) -> tuple[str, str]:
+    """(kind, faulty line) for one `key = value` line."""
+    kind = rng.choice(("syntax", "key", "value", "value"))
+    if kind == "key" and (typo := _typo(key, rng)):
+        return kind, f"{typo} = {value}"
+    if kind == "value" and (bad := _bad_value(key, value, SCHEMA[key], rng)):
+        return kind, f"{key} = {bad}"
+    return "syntax", rng.choice((f"{key} {value}", f"{key}: {value}"))
+
+
+class ApplyEdit(ToolStep):
+    """A fixed replace_line call that applies a voted proposal; a 'nothing to fix' proposal calls nothing."""
+
+    async def __call__(self, run: Run, text: str) -> str:
+        return await super().__call__(run, text) if PROPOSAL.match(text.strip()) else text
+
+
+def _report(validation: str) -> str:
+    return "DONE: the validator passes." if validation.startswith("OK") else f"NOT FIXED: {validation.splitlines()[0]}"
+
+
+class Repair:
+    """See the module docstring."""
+
+    name = "repair"
+    description = "fix a config file until its validator passes; the number of faults is hidden"
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "faults": Param("1-5", _faults, "faults hidden in each file (a range: each instance draws one)"),
+        "rounds": Param(3, positive_int, "depth of the fixed designs: validate→fix rounds (chain, route, parallel, "
+                                         "evaluate_optimize)"),
+        "voters": Param(3, positive_int, "parallel: proposals voted on per fix"),
+        "crowding": Param(0.0, _non_negative, "extra error per additional decision made in one call"),
+    }
+
+    def __init__(self, **params: Any) -> None:
+        init_params(self, params)
+
+    def instances(self, n: int, seed: int) -> list[Instance]:
+        return [self._instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n)]
+
+    def _instance(self, i: int, rng: random.Random) -> Instance:
+        path = rng.choice(FILES)
+        keys = list(SCHEMA)
+        rng.shuffle(keys)
+        values = {key: _typical(key, SCHEMA[key], rng) for key in keys}
+        lines = [f"# {values['name']} configuration", ""] + [f"{key} = {values[key]}" for key in keys]
+        faulty, faults = list(lines), []
+        for index in sorted(rng.sample(range(2, len(lines)), rng.randint(self.faults.low, self.faults.high))):
+            key = keys[index - 2]
+            kind, faulty[index] = _corrupt(key, values[key], rng)
+            faults.append({"line": index + 1, "key": key, "kind": kind, "text": faulty[index]})
+        data = {"path": path, "original": "\n".join(lines) + "\n", "faulty": "\n".join(faulty) + "\n",
+                "faults": faults}
+        return Instance(f"{self.name}-{i:04d}", PROMPT.format(path=path), data)
+
+    def environment(self, instance: Instance, workdir: Path) -> Environment:
+        root = Path(workdir)
+        (root / instance.data["path"]).write_text(instance.data["faulty"], encoding="utf-8")
+        # `path` is public (the prompt names it); the ground truth stays in instance.data
+        state = {"root": root, "path": instance.data["path"]}
+        return Environment(tools=ToolSet(file_tools(Sandbox(root))), state=state)
+
+    def grade(self, instance: Instance, env: Environment, output: str) -> float:
+        target = Path(env.state["root"]) / instance.data["path"]
+        if not target.is_file():
+            return 0.0
+        return 1.0 if first_problem(target.read_text(encoding="utf-8")) is None else 0.0
+
+    def policy(self) -> RepairPolicy:
+        return RepairPolicy(crowding=self.crowding)
+
+    def design(self, pattern: str, env: Environment) -> Any:
+        if pattern not in PATTERNS:
+            raise ValueError(f"unknown pattern {pattern!r} for task 'repair': choose from {', '.join(PATTERNS)}")
+        path: str = env.state["path"]
+        tools = env.tools.tools
+        editor = ToolSet([tools["replace_line"]])
+        checker = ToolSet([tools["validate"]])
+
+        def validate(step: str) -> ToolStep:
+            return ToolStep(step, env.tools, "validate", lambda _text: {"path": path})
+
+        def fix_rounds(first: int, last: int) -> list[Any]:
+            return [s for r in range(first, last + 1) for s in (validate(f"validate_{r}"),
+                    LLM(f"fix_{r}", FIX_PROMPT.format(path=path), SYSTEM, editor))]
+
+        finish = [validate("validate_final"), Code("report", _report)]
+        if pattern == "single":
+            return Single(system=SYSTEM, tools=env.tools)
+        if pattern == "agent":
+            return Agent(system=SYSTEM, tools=env.tools)
+        if pattern == "chain":
+            return Chain([*fix_rounds(1, self.rounds), *finish])
+        if pattern == "route":
+            routes = {label: Chain([LLM("fix_1", SPECIALIST_PROMPT.format(label=label, path=path, help=help_),
+                                        SYSTEM, editor), *fix_rounds(2, self.rounds), *finish])
+                      for label, help_ in SPECIALISTS.items()}
+            return Chain([validate("validate_1"), Route(LLM("classify", CLASSIFIER, SYSTEM), routes)],
+                         name="route", pattern="route")
+        if pattern == "orchestrate":
+            return Orchestrate(LLM("plan", PLANNER.format(path=path), SYSTEM, checker),
+                               LLM("worker", WORKER.format(path=path), SYSTEM, editor),
+                               LLM("synthesize", SYNTHESIZER.format(path=path), SYSTEM, checker))
+        if pattern == "parallel":
+            def apply(proposal: str) -> dict[str, Any]:
+                match = PROPOSAL.match(proposal.strip())
+                assert match is not None  # ApplyEdit only calls it on a proposal
+                return {"path": path, "line_no": int(match.group(1)), "text": match.group(2)}
+
+            steps = [s for r in range(1, self.rounds + 1) for s in (
+                validate(f"validate_{r}"),
+                Parallel(vote=LLM(f"propose_{r}", PROPOSER.format(path=path), SYSTEM), n=self.voters,
+                         aggregate=majority, name=f"vote_{r}"),
+                ApplyEdit(f"apply_{r}", env.tools, "replace_line", apply))]
+            return Chain([*steps, *finish], name="parallel", pattern="parallel")
+        return Chain([validate("validate_1"),
+                      EvaluateOptimize(LLM("fix", GENERATOR.format(path=path), SYSTEM, editor),
+                                       LLM("evaluate", EVALUATOR.format(path=path), SYSTEM, checker),
+                                       max_rounds=self.rounds), *finish],
+                     name="evaluate_optimize", pattern="evaluate_optimize")

@@ -1,0 +1,296 @@
+"""How `SimModel` behaves on the `repair` family's prompts: a fixer that acts on validator reports.
+
+It sees what a model sees: the prompt, the tools, the tool results so far. It learns the faults
+only from the validator's reports in the conversation (never from the file's ground truth) and
+does not guess problems by reading the file, so each validation reveals one fault to it.
+
+Decisions (each one `decide.correct()`; a wrong one is a plausible mistake):
+- a fix (agent turn, chain/generator/worker/specialist step, vote proposal): right, the line
+  passes; wrong, a near miss that still breaks the rule (`"80"` quoted, `Warn`, `True`,
+  `port: 80`, `Port = 80`) — the next validation reports the same line again, so a loop can
+  notice and try again;
+- agent, after an edit: validate again; wrong, claim DONE without validating;
+- classifier: the report's kind (syntax / key / value); wrong, another label, whose specialist
+  changes nothing;
+- planner: one decision per planned subtask; wrong, the subtask quotes a wrong line number;
+- evaluator, when the validator fails: FAIL with the report; wrong, a lenient PASS.
+Reading a report that says OK, or reporting a tool's result, makes no decision.
+
+Crowding: a call making k decisions at once errs on each with probability
+`min(1, e * (1 + crowding * (k - 1)))` (`decisions()`); with crowding 0 that is k plain draws.
+Here only the planner can make several decisions in one call, and since the validator reveals
+one fault at a time it plans one subtask, so crowding has no effect with these designs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from patterns.sim.policy import Decider, Reply, Request
+
+MARKER = "[repair]"
+TASK = "[repair] Task:"
+FIX = "[repair] Fix step:"
+SPECIALIST = "[repair] Specialist fix"
+CLASSIFY = "[repair] Classify:"
+PLAN = "[repair] Plan:"
+EVALUATE = "[repair] Evaluate:"
+PROPOSE = "[repair] Propose:"
+SYNTHESIZE = "[repair] Synthesize:"
+LABELS = ("syntax", "key", "value")
+PROPOSAL = re.compile(r"^replace line (\d+) with:\s?(.*)$")
+NO_EDIT = "nothing to fix"
+
+_REPORT = re.compile(r"\bline (\d+): (.+)$")
+_MISSING = re.compile(r"(missing required key '[^']+'.*)$")
+_PATH = re.compile(r"`([^`\s]+)`")
+_WORDS = {w: i for i, w in enumerate(("zero one two three four five six seven eight nine ten eleven twelve "
+                                      "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty").split())}
+_WORDS.update(thirty=30, forty=40, fifty=50, sixty=60, seventy=70, eighty=80, ninety=90, hundred=100)
+_TRUE = {"true", "yes", "y", "on", "1", "enabled", "enable"}
+
+
+@dataclass(frozen=True)
+class Report:
+    line: int | None
+    message: str
+
+    def text(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line is not None else self.message
+
+
+@dataclass(frozen=True)
+class Fix:
+    line: int
+    right: str  # passes the rule the report states
+    wrong: str  # the plausible near miss; equal to `right` when there is nothing to get wrong
+
+
+def parse_reports(text: str) -> list[Report]:
+    """Every validator report quoted in a text, in order."""
+    found: list[Report] = []
+    for raw in text.splitlines():
+        if match := _REPORT.search(raw):
+            found.append(Report(int(match.group(1)), match.group(2).strip()))
+        elif match := _MISSING.search(raw):
+            found.append(Report(None, match.group(1).strip()))
+    return found
+
+
+def kind_of(report: Report) -> str:
+    if report.message.startswith("expected 'key = value'"):
+        return "syntax"
+    if report.message.startswith(("unknown key", "duplicate key", "missing required key")):
+        return "key"
+    return "value"
+
+
+@functools.lru_cache(maxsize=4096)  # pure, and difflib is the policy's slowest part
+def _closest(word: str, options: tuple[str, ...]) -> str:
+    return (difflib.get_close_matches(word.lower(), options, n=1, cutoff=0.0) or options)[0]
+
+
+def _integer(got: str) -> int | None:
+    if match := re.search(r"-?\d+", got):
+        return int(match.group())
+    return _WORDS.get(got.strip().lower())
+
+
+def _value(rule: str, got: str) -> str | None:
+    if match := re.fullmatch(r"an integer (-?\d+)-(\d+)", rule):
+        low, high = int(match.group(1)), int(match.group(2))
+        number = _integer(got)
+        return str(low if number is None else min(max(number, low), high))
+    if rule.startswith("one of "):
+        return _closest(got, tuple(rule[len("one of "):].split(", ")))
+    if rule == "true or false":
+        return "true" if got.strip().lower() in _TRUE else "false"
+    if rule.startswith("a name"):
+        slug = re.sub(r"^[^a-z]+", "", re.sub(r"[^a-z0-9]+", "-", got.lower()))[:32].strip("-")
+        return slug if len(slug) >= 2 else "service"
+    if rule.startswith("a hostname"):
+        host = re.sub(r":\d*$", "", re.sub(r"^[a-z]+://", "", got.strip().lower())).replace("_", ".")
+        return re.sub(r"[^a-z0-9.-]", "", host).strip(".-")[:64] or "localhost"
+    return None
+
+
+def fix_for(report: Report) -> Fix | None:
+    """The one-line edit a report calls for, or None if a line edit cannot fix it."""
+    line, message = report.line, report.message
+    if line is None:
+        return None
+    if match := re.fullmatch(r"expected 'key = value', got '(.*)'", message):
+        key, value = re.match(r"\s*([^\s:=]*)[\s:=]*(.*)", match.group(1)).groups()  # type: ignore[union-attr]
+        return Fix(line, f"{key} = {value}", f"{key}: {value}")
+    if match := re.fullmatch(r"unknown key '(.*)' \(value '(.*)'\); known keys: (.*)", message):
+        key = _closest(match.group(1), tuple(match.group(3).split(", ")))
+        return Fix(line, f"{key} = {match.group(2)}", f"{key.capitalize()} = {match.group(2)}")
+    if message.startswith("duplicate key"):
+        return Fix(line, "", "")
+    if match := re.fullmatch(r"(\S+) must be (.*), got '(.*)'", message):
+        key, value = match.group(1), _value(match.group(2), match.group(3))
+        if value is None:
+            return None
+        near_miss = (f'"{value}"' if value.lstrip("-").isdigit() else value + "." if match.group(2).startswith("a host")
+                     else value.capitalize())
+        return Fix(line, f"{key} = {value}", f"{key} = {near_miss}")
+    return None
+
+
+def decisions(decide: Decider, k: int, crowding: float) -> list[bool]:
+    """k decisions made in one call; crowding raises each one's error rate (module docstring)."""
+    if crowding == 0 or k <= 1:
+        return [decide.correct() for _ in range(k)]
+    rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
+    verdicts = [decide.rng.random() >= rate for _ in range(k)]
+    decide.decisions += k
+    decide.mistakes += verdicts.count(False)
+    return verdicts
+
+
+def _text(text: str) -> Reply:
+    return Reply([{"type": "text", "text": text}])
+
+
+def _calls(text: str, *uses: tuple[str, dict[str, Any]]) -> Reply:
+    return Reply([{"type": "text", "text": text}] + [{"type": "tool_use", "name": n, "input": i} for n, i in uses])
+
+
+def _last_round(request: Request) -> list[tuple[str, dict[str, Any]]]:
+    """(tool name, result) for each tool call of the previous assistant turn."""
+    names = {u.get("id"): str(u.get("name", "")) for u in request.tool_uses()}
+    return [(names.get(r["tool_use_id"], ""), r) for r in request.last_tool_results()]
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "(empty)"
+
+
+class RepairPolicy:
+    """See the module docstring."""
+
+    def __init__(self, crowding: float = 0.0) -> None:
+        self.crowding = crowding
+
+    def accepts(self, request: Request) -> bool:
+        return MARKER in request.system or MARKER in request.first_user_text()
+
+    def respond(self, request: Request, decide: Decider) -> Reply:
+        prompt = request.first_user_text()
+        steps = {FIX: self._fix, SPECIALIST: self._fix, CLASSIFY: self._classify, PLAN: self._plan,
+                 EVALUATE: self._evaluate, PROPOSE: self._propose, SYNTHESIZE: self._synthesize}
+        for header, step in steps.items():
+            if prompt.startswith(header):
+                return step(request, decide, prompt, self._path(prompt))
+        return self._agent(request, decide, prompt, self._path(prompt))
+
+    @staticmethod
+    def _path(prompt: str) -> str:
+        match = _PATH.search(prompt)
+        return match.group(1) if match else "app.conf"
+
+    def _one(self, decide: Decider) -> bool:
+        return decisions(decide, 1, self.crowding)[0]
+
+    def _edit(self, fix: Fix, decide: Decider) -> str:
+        if fix.right == fix.wrong:
+            return fix.right
+        return fix.right if self._one(decide) else fix.wrong
+
+    def _agent(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
+        """The task prompt, as an agent's turn (or a single call's only round)."""
+        if not request.tool_uses():
+            return _calls("I'll read the file and run the validator.", ("read_file", {"path": path}),
+                          ("validate", {"path": path}))
+        done = _last_round(request)
+        checked = [r for name, r in done if name == "validate"]
+        if checked:
+            return self._after_validation(checked[-1], path, decide)
+        edited = [r for name, r in done if name in ("replace_line", "write_file")]
+        if edited and not edited[-1]["is_error"] and not self._one(decide):
+            return _text("DONE: I fixed the reported problem; the file should pass validation now.")
+        return _calls("Let me validate again.", ("validate", {"path": path}))
+
+    def _after_validation(self, result: dict[str, Any], path: str, decide: Decider) -> Reply:
+        content = result["content"]
+        if result["is_error"]:
+            return _text(f"NOT FIXED: the validator could not run: {_first_line(content)}")
+        if content.startswith("OK"):
+            return _text(f"DONE: the validator passes on {path}.")
+        reports = parse_reports(content)
+        fix = fix_for(reports[0]) if reports else None
+        if fix is None:
+            return _text(f"NOT FIXED: I cannot fix this with a line edit: {_first_line(content)}")
+        edit = {"path": path, "line_no": fix.line, "text": self._edit(fix, decide)}
+        return _calls(f"Fixing line {fix.line}.", ("replace_line", edit))
+
+    def _fix(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
+        """Fix the last problem quoted in the prompt with one replace_line call, then say what changed."""
+        if request.tool_uses():
+            result = request.last_tool_results()[-1]
+            if result["is_error"]:
+                return _text(f"The edit failed: {_first_line(result['content'])}")
+            return _text(f"Done: {result['content']}")
+        reports = parse_reports(prompt)
+        if not reports:
+            return _text("Nothing to fix: the validator reports no problem.")
+        report = reports[-1]
+        label = re.match(r"\[repair\] Specialist fix \((\w+)\)", prompt)
+        if label and kind_of(report) != label.group(1):
+            return _text(f"This is not a {label.group(1)} problem; I changed nothing.")
+        fix = fix_for(report)
+        if fix is None:
+            return _text(f"I cannot fix this with one line edit: {report.text()}")
+        edit = {"path": path, "line_no": fix.line, "text": self._edit(fix, decide)}
+        return _calls(f"Fixing line {fix.line}.", ("replace_line", edit))
+
+    def _classify(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
+        reports = parse_reports(prompt)
+        if not reports:
+            return _text("none")
+        true = kind_of(reports[-1])
+        return _text(true if self._one(decide) else decide.rng.choice([x for x in LABELS if x != true]))
+
+    def _plan(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
+        if not request.tool_uses():
+            return _calls("I'll run the validator first.", ("validate", {"path": path}))
+        result = request.last_tool_results()[-1]
+        reports = [] if result["is_error"] else parse_reports(result["content"])
+        subtasks = []
+        for report, ok in zip(reports, decisions(decide, len(reports), self.crowding), strict=True):
+            line = report.line
+            if not ok and line is not None:  # misquoting the line number: the worker then edits the wrong line
+                line = line + 1 if line == 1 or decide.rng.random() < 0.5 else line - 1
+            subtasks.append(f"Fix this problem in `{path}`: {Report(line, report.message).text()}")
+        return _text(json.dumps(subtasks))
+
+    def _evaluate(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
+        if not request.tool_uses():
+            return _calls("Running the validator.", ("validate", {"path": path}))
+        result = request.last_tool_results()[-1]
+        if not result["is_error"] and result["content"].startswith("OK"):
+            return _text("PASS: the validator passes.")
+        reports = parse_reports(result["content"])
+        if not self._one(decide):
+            return _text("PASS: the change looks right to me.")
+        return _text(f"FAIL: {reports[0].text() if reports else _first_line(result['content'])}")
+
+    def _propose(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
+        reports = parse_reports(prompt)
+        fix = fix_for(reports[-1]) if reports else None
+        if fix is None:
+            return _text(NO_EDIT)
+        return _text(f"replace line {fix.line} with: {self._edit(fix, decide)}")
+
+    def _synthesize(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
+        if not request.tool_uses():
+            return _calls("Checking the result.", ("validate", {"path": path}))
+        result = request.last_tool_results()[-1]
+        if not result["is_error"] and result["content"].startswith("OK"):
+            return _text(f"DONE: the validator passes on {path}.")
+        return _text(f"NOT FIXED: {_first_line(result['content'])}")
