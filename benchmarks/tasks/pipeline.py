@@ -1,0 +1,233 @@
+"""`pipeline`: normalise a messy customer record in three fixed steps (extract → normalise → format).
+
+A record such as `  name: jOHN  smith;; DOB 7/3/1985 ;; city= new york ` must become
+`Smith, John | 1985-03-07 | New York`. The graph is known in advance, so the natural design is a
+three-step prompt chain; every other pattern gets an honest best effort.
+
+Parameters: `fields` (how many fields a record has, 3–5: name, dob, city, phone, email; a range
+such as `3-5` varies it per instance) and `crowding` (see `pipeline_policy`).
+
+Tools: one, `check_format(line)`, a validator of the line's LAYOUT only (field count, separators,
+casing, date/phone/email shapes); it never compares values with the truth, so it catches
+formatting slips but not a wrong value. The single call may use it once, the agent in a loop;
+the chain, by its specification, has no gate. Grade: the output's last non-empty line, with
+whitespace collapsed and the spaces around `|` standardised, must equal the expected line exactly
+(case and punctuation count): 1.0 or 0.0.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+from patterns.tools import ToolSet, tool
+from patterns.workflows import LLM, Agent, Chain, Code, EvaluateOptimize, Orchestrate, Parallel, Route, Single, majority
+
+from . import pipeline_text as pt
+from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
+from .pipeline_policy import PipelinePolicy, non_negative
+from .pipeline_skills import record_of
+from .pipeline_text import ALIASES, FIELDS, LAYOUT, MARK, MONTHS, RULES, SYSTEM, layout_of
+
+FIRST = ("john", "mary", "anna", "peter", "laura", "james", "sofia", "daniel", "emma", "lucas", "olivia", "henry",
+         "grace", "oscar", "chloe", "victor", "nina", "felix", "ruth", "simon")
+LAST = ("smith", "garcia", "miller", "davis", "wilson", "moore", "taylor", "anderson", "thomas", "jackson", "white",
+        "harris", "martin", "thompson", "robinson", "clark", "lewis", "walker", "hall", "young")
+CITIES = ("new york", "san francisco", "los angeles", "salt lake city", "las vegas", "san diego", "kansas city",
+          "el paso", "boston", "chicago", "denver", "seattle", "portland", "austin", "miami", "atlanta")
+DOMAINS = ("example.com", "mail.test", "inbox.example.org")
+
+_WORDS = r"[A-Z][a-z]+(?: [A-Z][a-z]+)*"
+_SHAPES = {"name": re.compile(f"{_WORDS}, {_WORDS}"), "dob": re.compile(r"\d{4}-\d{2}-\d{2}"),
+           "city": re.compile(_WORDS), "phone": re.compile(r"\d{3}-\d{3}-\d{4}"),
+           "email": re.compile(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+")}
+
+
+def field_count(text: str | int | IntRange) -> IntRange:
+    value = IntRange.parse(text)
+    if value.high > len(FIELDS) or value.low < 3:
+        raise ValueError(f"fields must be within 3-{len(FIELDS)}, got {text!r}")
+    return value
+
+
+def format_problems(line: str, fields: list[str]) -> list[str]:
+    """What is wrong with a line's layout (empty when it fits); values are not checked against anything."""
+    parts = line.strip().split(" | ")
+    if len(parts) != len(fields):
+        return [f"expected {len(fields)} fields separated by ' | ' ({layout_of(fields)}), found {len(parts)}"]
+    problems = []
+    for i, (part, name) in enumerate(zip(parts, fields, strict=True), 1):
+        ok = bool(_SHAPES[name].fullmatch(part))
+        if ok and name == "dob":
+            try:
+                dt.date.fromisoformat(part)
+            except ValueError:
+                ok = False
+        if not ok:
+            problems.append(f"field {i} ({name}) {part!r} should look like {LAYOUT[name]}")
+    return problems
+
+
+def normalised_line(text: str) -> str:
+    lines = [ln.strip().strip("`'\"").strip() for ln in text.splitlines() if ln.strip()]
+    return re.sub(r"\s*\|\s*", " | ", " ".join(lines[-1].split())) if lines else ""
+
+
+def _cased(rng: random.Random, words: str) -> str:
+    style = rng.randrange(4)
+    if style == 0:
+        return words.lower()
+    if style == 1:
+        return words.upper()
+    if style == 2:
+        return words.title()
+    return " ".join(w[:1].lower() + w[1:].upper() for w in words.split())  # the caps-lock look: jOHN
+
+
+def _spaced(rng: random.Random, words: str) -> str:
+    return "  ".join(words.split()) if rng.random() < 0.5 else words
+
+
+def _raw_values(rng: random.Random, v: dict[str, Any]) -> dict[str, str]:
+    first, last, (y, m, d) = v["first"], v["last"], v["dob"]
+    name = f"{last}, {first}" if rng.random() < 0.3 else f"{first} {last}"
+    dates = (f"{d}/{m}/{y}", f"{d:02}.{m:02}.{y}", f"{d}-{m}-{y}", f"{d} {MONTHS[m - 1].title()} {y}",
+             f"{y}/{m:02}/{d:02}")
+    a, b, c = v["phone"]
+    phones = (f"({a}) {b}-{c}", f"{a}.{b}.{c}", f"{a}{b}{c}", f"+1 {a} {b} {c}", f"{a} {b} {c}")
+    user, domain = v["email"].split("@")
+    email = ".".join(p.title() for p in user.split(".")) + "@" + domain.title()  # never all lower case
+    return {"name": _spaced(rng, _cased(rng, name)), "dob": rng.choice(dates),
+            "city": _spaced(rng, _cased(rng, v["city"])), "phone": rng.choice(phones), "email": email}
+
+
+def _record(rng: random.Random, fields: list[str], v: dict[str, Any]) -> str:
+    raw = _raw_values(rng, v)
+    sep = rng.choice((";;", ";", "|"))
+    segments = []
+    for f in fields:
+        key = _cased(rng, rng.choice(ALIASES[f])) if rng.random() < 0.5 else rng.choice(ALIASES[f])
+        segments.append(key + rng.choice((": ", "= ", "=", " ", ":  ")) + raw[f])
+    rng.shuffle(segments)
+    joined = "".join((rng.choice(("", " ")) + s + rng.choice(("", " ")) + sep) for s in segments)
+    return rng.choice(("", " ", "  ")) + joined[: -len(sep)] + rng.choice(("", " "))
+
+
+def _expected(fields: list[str], v: dict[str, Any]) -> str:
+    y, m, d = v["dob"]
+    a, b, c = v["phone"]
+    parts = {"name": f"{v['last'].title()}, {v['first'].title()}", "dob": f"{y:04}-{m:02}-{d:02}",
+             "city": v["city"].title(), "phone": f"{a}-{b}-{c}", "email": v["email"]}
+    return " | ".join(parts[f] for f in fields)
+
+
+def _keep_record(text: str) -> str:
+    return record_of(text).strip()
+
+
+class Pipeline:
+    name = "pipeline"
+    description = "normalise a messy record in three fixed steps (extract, normalise, format): the graph is known"
+    PARAMS: ClassVar[dict[str, Param]] = {
+        "fields": Param("3", field_count, "fields per record, 3-5 (name, dob, city, phone, email), or a range"),
+        "crowding": Param(0.0, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) per decision"),
+    }
+    fields: IntRange
+    crowding: float
+
+    def __init__(self, **params: Any) -> None:
+        init_params(self, params)
+
+    def instances(self, n: int, seed: int) -> list[Instance]:
+        return [self._instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n)]
+
+    def _instance(self, i: int, rng: random.Random) -> Instance:
+        fields = list(FIELDS[: rng.randint(self.fields.low, self.fields.high)])
+        first, last = rng.choice(FIRST), rng.choice(LAST)
+        user = rng.choice((f"{first}.{last}", f"{first}_{last}", f"{first[0]}{last}"))
+        values = {"first": first, "last": last, "city": rng.choice(CITIES),
+                  "dob": (rng.randint(1950, 2005), rng.randint(1, 12), rng.randint(1, 28)),
+                  "phone": (str(rng.randint(200, 999)), str(rng.randint(200, 999)), f"{rng.randrange(10_000):04}"),
+                  "email": f"{user}@{rng.choice(DOMAINS)}"}
+        prompt = (f"{MARK} Normalise this customer record into one line with the layout:\n{layout_of(fields)}\n"
+                  f"Fields: {', '.join(fields)}\nRules: {RULES}; fields separated by ' | ', in the order of the "
+                  f"layout.\nRecord: {_record(rng, fields, values)}")
+        return Instance(f"{self.name}-{i:04d}", prompt, {"expected": _expected(fields, values), "fields": fields,
+                                                         "values": values})
+
+    def environment(self, instance: Instance, workdir: Path) -> Environment:
+        state: dict[str, Any] = {"fields": list(instance.data["fields"]), "checks": []}
+
+        @tool(timeout_s=None)
+        def check_format(line: str) -> str:
+            """Check that a normalised record line has the layout the task asks for (field count, ' | '
+            separators, casing, date/phone/email shapes). It checks the FORMAT only: it cannot tell
+            whether a value is right.
+
+            Args:
+                line: the one-line record, e.g. "Smith, John | 1985-03-07 | New York"
+            """
+            state["checks"].append(line)
+            problems = format_problems(line, state["fields"])
+            return "INVALID: " + "; ".join(problems) if problems else "VALID: the line has the required layout."
+
+        return Environment(tools=ToolSet([check_format]), state=state)
+
+    def design(self, pattern: str, env: Environment) -> Any:
+        if pattern not in PATTERNS:
+            raise ValueError(f"unknown pattern {pattern!r} for task {self.name!r}: choose from {', '.join(PATTERNS)}")
+        return getattr(self, f"_{pattern}")(env)
+
+    def _single(self, env: Environment) -> Single:
+        return Single(prompt="{task}\n\n" + pt.SINGLE_HINT, system=SYSTEM, tools=env.tools)
+
+    def _chain(self, env: Environment) -> Chain:
+        return Chain([
+            LLM("extract", f"{MARK} {pt.EXTRACT}: copy the raw value of each field listed under Fields, unchanged, one "
+                "per line as `field: value`, in the order listed.\n\n{task}", SYSTEM),
+            LLM("normalise", f"{MARK} {pt.NORMALISE}: normalise each value below by these rules: {RULES}. Keep one "
+                "`field: value` per line, in the same order; write names as First Last.\n\n{input}", SYSTEM),
+            LLM("format", f"{MARK} {pt.FORMAT}: write the values below as one line, in the order given, separated by "
+                "' | ', with the name as 'Last, First'. Reply with the line only.\n\n{input}", SYSTEM),
+        ])
+
+    def _route(self, env: Environment) -> Route:
+        classifier = LLM("classify", f"{MARK} {pt.CLASSIFY} (exactly in the layout asked for) or messy? Reply with one "
+                         "word: clean or messy.\n\n{task}", SYSTEM)
+        return Route(classifier, {"messy": self._chain(env), "clean": Code("keep_record", _keep_record)})
+
+    def _orchestrate(self, env: Environment) -> Orchestrate:
+        return Orchestrate(
+            planner=LLM("plan", f"{MARK} {pt.PLAN}: list one subtask per field listed under Fields, as a JSON array of "
+                        'strings of the form "normalise the <field> field". Reply with the JSON only.\n\n{task}',
+                        SYSTEM),
+            worker=LLM("worker", f"{MARK} {pt.WORKER} {{input}}\nFind that field's raw value in the record below and "
+                       f"normalise it ({RULES}). Reply with one line `field: value`; write names as First Last."
+                       "\n\n{task}", SYSTEM),
+            synthesizer=LLM("synthesize", f"{MARK} {pt.SYNTH} below into one line in the layout of the task, separated "
+                            "by ' | ', with the name as 'Last, First'. Reply with the line only.\n\n{input}", SYSTEM),
+        )
+
+    def _parallel(self, env: Environment) -> Parallel:
+        return Parallel(vote=LLM("draft", "{task}\n\nReply with the line only.", SYSTEM), n=3, aggregate=majority)
+
+    def _evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
+        generator = LLM("generate", f"{MARK} {pt.GENERATE}; reply with the line only.\n\n{{task}}\n\nFeedback on your "
+                        "previous attempt (none in the first round): {feedback}", SYSTEM)
+        evaluator = LLM("evaluate", f"{MARK} {pt.EVALUATE} against the record in the task. Reply PASS if it is exactly "
+                        "right; otherwise reply FAIL: and say what is wrong.\n\nTask:\n{task}\n\nCandidate: {input}",
+                        SYSTEM)
+        return EvaluateOptimize(generator, evaluator, max_rounds=3)
+
+    def _agent(self, env: Environment) -> Agent:
+        return Agent(system=f"{SYSTEM} {pt.AGENT_HINT}", tools=env.tools)
+
+    def grade(self, instance: Instance, env: Environment, output: str) -> float:
+        return 1.0 if normalised_line(output) == instance.data["expected"] else 0.0
+
+    def policy(self) -> PipelinePolicy:
+        return PipelinePolicy(crowding=self.crowding)
+
