@@ -29,7 +29,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from patterns.sim.policy import Decider, Reply, Request
+from patterns.sim.policy import Decider, Reply, Request, crowded
 
 MARK = "[fanout]"
 ITEM_ID = re.compile(r"\b[A-Z]-\d{2}\b")
@@ -120,20 +120,6 @@ def slip(kind: str, records: dict[str, dict[str, Any]], right: str, decide: Deci
     if others:
         return rng.choice(others)
     return f"{float(right) + 1:.2f}" if kind == "max" else "unknown"
-
-
-def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
-    """k decisions made in one call, each wrong with the crowded rate (see the module docstring)."""
-    if crowding == 0 or k == 1:  # the plain case goes through correct(), as every other decision does
-        return [decide.correct() for _ in range(k)]
-    rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
-    oks = []
-    for _ in range(k):
-        ok = decide.rng.random() >= rate
-        decide.decisions += 1
-        decide.mistakes += not ok
-        oks.append(ok)
-    return oks
 
 
 def misspell(item_id: str, avoid: list[str], decide: Decider) -> str:

@@ -30,7 +30,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from patterns.sim.policy import Decider, Reply, Request
+from patterns.sim.policy import Decider, Reply, Request, crowded
 
 MARK = "[multihop]"
 ATTRIBUTES = ("office", "desk phone")
@@ -117,17 +117,6 @@ def _digit_off(value: str, rng: random.Random) -> str:
         return value + "?"
     i = rng.choice(digits)
     return value[:i] + str((int(value[i]) + rng.randrange(1, 10)) % 10) + value[i + 1:]
-
-
-def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
-    """k decisions made in one call, each right with probability 1 - min(1, e * (1 + crowding * (k - 1)))."""
-    if k <= 1 or crowding == 0.0:
-        return [decide.correct() for _ in range(k)]
-    rate = min(1.0, decide.error_rate * (1.0 + crowding * (k - 1)))
-    oks = [decide.rng.random() >= rate for _ in range(k)]
-    decide.decisions += k
-    decide.mistakes += oks.count(False)
-    return oks
 
 
 Action = tuple[str, str]  # ("read", doc id) | ("answer", value) | ("dead_end", why)

@@ -30,7 +30,7 @@ import json
 import math
 import re
 
-from patterns.sim.policy import Decider, Reply, Request
+from patterns.sim.policy import Decider, Reply, Request, crowded
 
 from . import pipeline_text as pt
 from .pipeline_skills import FIELD_LINE, extract, fields_of, format_line, lay_out, normalise, record_of, reparse, whole
@@ -42,17 +42,6 @@ def non_negative(text: str | float) -> float:
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"expected a number >= 0, got {text!r}")
     return value
-
-
-def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
-    """k decisions made in one call: True where right. More decisions at once, more error each."""
-    if crowding == 0 or k <= 1:
-        return [decide.correct() for _ in range(k)]
-    rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
-    outcomes = [decide.rng.random() >= rate for _ in range(k)]
-    decide.decisions += k  # keep SimModel's decision/mistake counters true
-    decide.mistakes += outcomes.count(False)
-    return outcomes
 
 
 def _text(text: str) -> Reply:

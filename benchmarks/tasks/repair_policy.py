@@ -17,7 +17,7 @@ Decisions (each one `decide.correct()`; a wrong one is a plausible mistake):
 Reading a report that says OK, or reporting a tool's result, makes no decision.
 
 Crowding: a call making k decisions at once errs on each with probability
-`min(1, e * (1 + crowding * (k - 1)))` (`decisions()`); with crowding 0 that is k plain draws.
+`min(1, e * (1 + crowding * (k - 1)))` (`patterns.sim.policy.crowded`); with crowding 0 that is k plain draws.
 Here only the planner can make several decisions in one call, and since the validator reveals
 one fault at a time it plans one subtask, so crowding has no effect with these designs.
 """
@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from patterns.sim.policy import Decider, Reply, Request
+from patterns.sim.policy import Decider, Reply, Request, crowded
 
 MARKER = "[repair]"
 TASK = "[repair] Task:"
@@ -142,17 +142,6 @@ def fix_for(report: Report) -> Fix | None:
     return None
 
 
-def decisions(decide: Decider, k: int, crowding: float) -> list[bool]:
-    """k decisions made in one call; crowding raises each one's error rate (module docstring)."""
-    if crowding == 0 or k <= 1:
-        return [decide.correct() for _ in range(k)]
-    rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
-    verdicts = [decide.rng.random() >= rate for _ in range(k)]
-    decide.decisions += k
-    decide.mistakes += verdicts.count(False)
-    return verdicts
-
-
 def _text(text: str) -> Reply:
     return Reply([{"type": "text", "text": text}])
 
@@ -195,7 +184,7 @@ class RepairPolicy:
         return match.group(1) if match else "app.conf"
 
     def _one(self, decide: Decider) -> bool:
-        return decisions(decide, 1, self.crowding)[0]
+        return crowded(decide, 1, self.crowding)[0]
 
     def _edit(self, fix: Fix, decide: Decider) -> str:
         if fix.right == fix.wrong:
@@ -262,7 +251,7 @@ class RepairPolicy:
         result = request.last_tool_results()[-1]
         reports = [] if result["is_error"] else parse_reports(result["content"])
         subtasks = []
-        for report, ok in zip(reports, decisions(decide, len(reports), self.crowding), strict=True):
+        for report, ok in zip(reports, crowded(decide, len(reports), self.crowding), strict=True):
             line = report.line
             if not ok and line is not None:  # misquoting the line number: the worker then edits the wrong line
                 line = line + 1 if line == 1 or decide.rng.random() < 0.5 else line - 1

@@ -16,7 +16,7 @@ repeating a call that failed), at most `max_retries` times, then answers. The on
 (single, route handler, section, worker, generator) answer whatever their one round returned.
 
 Crowding: a call making k decisions errs on each with probability
-`min(1, e * (1 + crowding * (k - 1)))` (`pipeline_policy.crowded`).
+`min(1, e * (1 + crowding * (k - 1)))` (`patterns.sim.policy.crowded`).
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ import re
 from typing import Any
 
 from patterns.conversation import blocks_of
-from patterns.sim.policy import Decider, Reply, Request
+from patterns.sim.policy import Decider, Reply, Request, crowded
 
 from . import support_text as st
-from .pipeline_policy import crowded
 from .support_reading import (
     CATEGORY_OF_TOOL,
     Issue,

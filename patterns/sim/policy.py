@@ -99,6 +99,22 @@ class Decider:
         return ok
 
 
+def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
+    """k decisions asked of one call, each right with probability 1 - min(1, e * (1 + crowding * (k - 1))).
+
+    The crowding penalty is an assumption, a knob of each task family (default 0: none): a model
+    asked to make many decisions at once makes each of them a little worse. With crowding 0 (or
+    one decision) these are k plain `correct()` draws, so the streams are identical either way.
+    """
+    if crowding == 0 or k <= 1:
+        return [decide.correct() for _ in range(k)]
+    rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
+    oks = [decide.rng.random() >= rate for _ in range(k)]
+    decide.decisions += k  # keep SimModel's decision and mistake counters true
+    decide.mistakes += oks.count(False)
+    return oks
+
+
 @dataclass(frozen=True)
 class Reply:
     """What the policy generates; SimModel applies stop sequences and max_tokens to it."""

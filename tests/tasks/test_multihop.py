@@ -12,11 +12,12 @@ import pytest
 
 from benchmarks.tasks.base import PATTERNS, Environment, Family, Instance
 from benchmarks.tasks.multihop import Multihop
-from benchmarks.tasks.multihop_policy import MultihopPolicy, crowded, misread
+from benchmarks.tasks.multihop_policy import MultihopPolicy, misread
 from benchmarks.tasks.registry import load_task
 from patterns.result import Result
 from patterns.run import Run
 from patterns.sim import Decider, Request, SimModel
+from patterns.sim.policy import crowded
 from patterns.workflows import run_workflow
 
 FIXED = ("chain", "route", "orchestrate", "parallel", "evaluate_optimize")  # the designs with a depth

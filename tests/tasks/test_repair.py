@@ -15,10 +15,10 @@ from benchmarks.tasks.base import PATTERNS, Environment, Instance
 from benchmarks.tasks.registry import load_task
 from benchmarks.tasks.repair import Repair
 from benchmarks.tasks.repair_files import first_problem
-from benchmarks.tasks.repair_policy import RepairPolicy, Report, decisions, fix_for, parse_reports
+from benchmarks.tasks.repair_policy import RepairPolicy, Report, fix_for, parse_reports
 from patterns.result import Result
 from patterns.sim import Decider, SimModel
-from patterns.sim.policy import Request
+from patterns.sim.policy import Request, crowded
 from patterns.workflows import execute, run_workflow
 
 
@@ -220,12 +220,12 @@ def test_agent_notices_a_wrong_fix_and_tries_again(tmp_path: Path) -> None:
 
 def test_crowding_raises_the_per_decision_error_rate() -> None:
     decide = Decider(random.Random(0), 0.1)
-    wrong = sum(v.count(False) for v in (decisions(decide, 5, 1.0) for _ in range(2000))) / 10_000
+    wrong = sum(v.count(False) for v in (crowded(decide, 5, 1.0) for _ in range(2000))) / 10_000
     assert abs(wrong - 0.5) < 4 * math.sqrt(0.25 / 10_000)
     assert decide.decisions == 10_000 and decide.mistakes == round(wrong * 10_000)
     plain, same = Decider(random.Random(1), 0.5), Decider(random.Random(1), 0.5)
-    assert decisions(plain, 8, 0.0) == [same.correct() for _ in range(8)]  # no crowding: plain correct() draws
-    assert decisions(Decider(random.Random(2), 0.4), 3, 5.0) == [False] * 3  # rate capped at 1
+    assert crowded(plain, 8, 0.0) == [same.correct() for _ in range(8)]  # no crowding: plain correct() draws
+    assert crowded(Decider(random.Random(2), 0.4), 3, 5.0) == [False] * 3  # rate capped at 1
 
 
 def test_unfixable_report_is_not_fixed() -> None:
