@@ -21,7 +21,7 @@ def describe_tasks() -> str:
         cls = family_class(name)
         lines.append(f"{name:<10} {cls.description}")
         for key, param in cls.PARAMS.items():
-            lines.append(f"    {key}={param.default!s:<8} {param.help}")
+            lines.append(f"    {f'{key}={param.default}':<28} {param.help}")
     lines.append("\nSet parameters as NAME:key=value,... (e.g. multihop:hops=1-6,depth=3); "
                  "your own family: module.path:Class.")
     return "\n".join(lines)
