@@ -25,7 +25,7 @@ from patterns.specs import load_model
 
 from . import journal
 from .manifest import manifest
-from .names import DEFAULT_TASKS, PATTERNS
+from .names import DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS
 from .outputs import records_from_outputs, write_outputs
 from .tasks.base import task_label
 from .tasks.registry import load_task
@@ -38,7 +38,7 @@ class BenchConfig:
     tasks: tuple[str, ...] = DEFAULT_TASKS
     instances: int = 20
     trials: int = 3
-    model: str = "sim"
+    model: str = DEFAULT_MODEL
     seed: int = 0
     concurrency: int = 16
     max_in_flight: int = 8

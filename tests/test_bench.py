@@ -46,7 +46,7 @@ def test_outputs_have_the_documented_columns_and_one_row_per_trial(tmp_path: Pat
     assert set(res["events"]["run_id"]) <= set(runs["run_id"])
     assert "gen_ai.usage.input_tokens" in res["events"].columns
     manifest = res["manifest"]
-    assert manifest["seed"] == 0 and manifest["model"] == "sim" and "git" in manifest
+    assert manifest["seed"] == 0 and manifest["model"] == "sim:error_rate=0.1" and "git" in manifest
     assert not (tmp_path / journal.NAME).exists()
 
 

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from benchmarks.names import DEFAULT_MODEL
+
 from ._common import UsageError, model_spec, positive_int
 
 
@@ -30,7 +32,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "'wva tasks' lists them). Several specs with parameters: separate them with ';'")
     p.add_argument("--instances", type=positive_int, default=20, metavar="N", help="instances per task (default: 20)")
     p.add_argument("--trials", type=positive_int, default=3, metavar="K", help="trials per instance (default: 3)")
-    p.add_argument("--model", type=model_spec, default="sim", metavar="SPEC", help="model spec (default: sim)")
+    p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
+                   help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed for instances and the model (default: 0)")
     p.add_argument("--concurrency", type=positive_int, default=16, metavar="C",
                    help="trials in flight (default: 16)")

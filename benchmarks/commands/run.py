@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from benchmarks.names import DEFAULT_MODEL
+
 from ._common import UsageError, build_model, model_spec, nonneg_int
 
 
@@ -17,7 +19,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "tool calls, tokens, cost and modelled latency (or the whole Result as JSON).")
     p.add_argument("pattern", choices=PATTERNS, metavar="PATTERN", help=f"one of: {', '.join(PATTERNS)}")
     p.add_argument("task", metavar="TASK", help="a task spec: NAME[:key=value,...] ('wva tasks' lists them)")
-    p.add_argument("--model", type=model_spec, default="sim", metavar="SPEC", help="model spec (default: sim)")
+    p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
+                   help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
     p.add_argument("--instance", type=nonneg_int, default=0, metavar="I", help="instance index (default: 0)")
     p.add_argument("--json", action="store_true", help="print the Result as one JSON document")
