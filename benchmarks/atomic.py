@@ -15,6 +15,7 @@ def write_atomic(path: Path, write: Callable[[IO[str]], None]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             write(f)
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; results are meant to be read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -23,3 +24,15 @@ def write_atomic(path: Path, write: Callable[[IO[str]], None]) -> None:
 
 def write_text_atomic(path: Path, text: str) -> None:
     write_atomic(path, lambda f: f.write(text))
+
+
+def write_atomic_bytes(path: Path, write: Callable[[IO[bytes]], None]) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; results are meant to be read
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

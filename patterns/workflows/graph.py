@@ -35,10 +35,10 @@ def graph_of(step: Any, title: str = "") -> nx.DiGraph:
 def _layout(graph: nx.DiGraph) -> dict[str, tuple[float, float]]:
     """Left to right by longest distance from the input; cycles (an agent) are laid out on their DAG."""
     dag = graph.copy()
-    for cycle in list(nx.simple_cycles(dag)):
-        if len(cycle) > 1 and dag.has_edge(cycle[-1], cycle[0]):
-            dag.remove_edge(cycle[-1], cycle[0])
-    dag.remove_edges_from([(u, v) for u, v in dag.edges if u == v])
+    dag.remove_edges_from([(u, v) for u, v, loop in graph.edges(data="loop") if loop or u == v])
+    while not nx.is_directed_acyclic_graph(dag):  # a cycle not marked as a loop: break it anywhere
+        u, v = nx.find_cycle(dag)[-1][:2]
+        dag.remove_edge(u, v)
     depth = {n: 0 for n in dag}
     for n in nx.topological_sort(dag):
         for succ in dag.successors(n):
@@ -53,27 +53,50 @@ def _layout(graph: nx.DiGraph) -> dict[str, tuple[float, float]]:
     return pos
 
 
+def figure_size(graph: nx.DiGraph) -> tuple[float, float]:
+    """A figure size that fits the graph's columns and its tallest column."""
+    pos = _layout(graph)
+    columns = max(x for x, _ in pos.values()) + 1
+    rows = max(sum(1 for p in pos.values() if p[0] == x) for x in {p[0] for p in pos.values()})
+    return max(4.0, 1.7 * columns), max(2.0, 0.8 * rows + 1.2)
+
+
 def draw(graph: nx.DiGraph, ax: Any = None, *, title: str | None = None, widths: dict[Any, float] | None = None) -> Any:
-    """Draw a workflow graph: nodes coloured by kind (llm / tool / code), labelled, left to right."""
+    """Draw a workflow graph left to right: labelled boxes coloured by kind (llm / tool / code).
+
+    Dashed edges are optional (taken only when the model asks for a tool); `widths` may give an
+    edge width per (u, v), e.g. how often an agent walked it.
+    """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(4.0, 1.6 * len(graph)), 3.2))
+        _, ax = plt.subplots(figsize=figure_size(graph))
     pos = _layout(graph)
-    colours = [KIND_COLOURS.get(graph.nodes[n].get("kind", "code"), "#999999") for n in graph]
-    edge_widths = [(widths or {}).get((u, v), 1.5) for u, v in graph.edges]
-    styles = ["dashed" if graph.edges[e].get("optional") else "solid" for e in graph.edges]
-    nx.draw_networkx_edges(graph, pos, ax=ax, width=edge_widths, style=styles, arrowsize=14,
-                           edge_color="#444444", node_size=1800, connectionstyle="arc3,rad=0.08")
-    nx.draw_networkx_nodes(graph, pos, ax=ax, node_color=colours, node_size=1800, alpha=0.9)
-    labels = {n: _wrap(str(graph.nodes[n].get("label", n))) for n in graph}
-    nx.draw_networkx_labels(graph, pos, labels, ax=ax, font_size=7, font_color="black")
+    def group(e: tuple[str, str]) -> str:
+        attrs = graph.edges[e]
+        return "loop" if attrs.get("loop") else "optional" if attrs.get("optional") else "main"
+
+    # optional edges (dashed) and loops arc away, to either side, so they don't hide the main path
+    for kind, style, rad in (("main", "solid", 0.06), ("optional", "dashed", 0.45), ("loop", "solid", -0.5)):
+        edges = [e for e in graph.edges if group(e) == kind]
+        nx.draw_networkx_edges(graph, pos, ax=ax, edgelist=edges, width=[(widths or {}).get(e, 1.2) for e in edges],
+                               style=style, arrowsize=12, edge_color="#555555", node_size=2600, node_shape="s",
+                               connectionstyle=f"arc3,rad={rad}")
+    for n, (x, y) in pos.items():
+        kind = graph.nodes[n].get("kind", "code")
+        colour = KIND_COLOURS.get(kind, "#999999")
+        ax.text(x, y, _wrap(str(graph.nodes[n].get("label", n))), ha="center", va="center", fontsize=7.5,
+                color="white" if kind == "llm" else "black", zorder=3,
+                bbox={"boxstyle": "round,pad=0.45", "facecolor": colour, "edgecolor": "#333333", "linewidth": 0.6})
     ax.set_title(title if title is not None else graph.graph.get("title", ""), fontsize=10)
     ax.legend(handles=[Patch(color=c, label=k) for k, c in KIND_COLOURS.items() if k != "io"],
-              loc="lower center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=7, frameon=False)
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
+    xs = [x for x, _ in pos.values()]
+    ys = [y for _, y in pos.values()]
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
     ax.axis("off")
-    ax.margins(0.15)
     return ax
 
 
@@ -86,4 +109,4 @@ def _wrap(text: str, width: int = 14) -> str:
         else:
             line = f"{line} {w}".strip()
     lines.append(line)
-    return "\n".join(lines[:3])
+    return "\n".join(lines[:4])

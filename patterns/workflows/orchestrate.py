@@ -92,9 +92,10 @@ class Orchestrate:
     def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
         entries, plan_exits = self.planner.add_to(graph, prefix)
         w_entries, w_exits = self.worker.add_to(graph, prefix + "worker:")
-        for n in w_entries + w_exits:
-            graph.nodes[n]["dynamic"] = True  # how many workers is decided at run time
-            graph.nodes[n]["label"] = f"{graph.nodes[n]['label']} ×N"
+        for n in graph.nodes:
+            if n.startswith(prefix + "worker:") and not graph.nodes[n].get("dynamic"):
+                graph.nodes[n]["dynamic"] = True  # how many workers is decided at run time
+                graph.nodes[n]["label"] = f"{graph.nodes[n]['label']} ×N"
         s_entries, s_exits = self.synthesizer.add_to(graph, prefix)
         connect(graph, plan_exits, w_entries)
         connect(graph, w_exits, s_entries)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import networkx as nx
 
+from ..blocks import block_params
 from ..result import Terminal
 from ..run import Failure, Run, StopRun
 from ..tools import ToolSet
@@ -67,7 +68,7 @@ class LLM:
         if not uses or not self.tools or reply.stop_reason != "tool_use":
             return text_of(reply.content)
         results = await run.call_tools(self.tools, uses, name=f"{self.name}.tools")
-        assistant = {"role": "assistant", "content": [b.to_dict() for b in reply.content]}
+        assistant = {"role": "assistant", "content": [block_params(b) for b in reply.content]}
         params["messages"] = [*params["messages"], assistant, {"role": "user", "content": results}]
         answer = await run.sample(name=f"{self.name}.answer", **params)
         _check_refusal(answer)
@@ -83,7 +84,7 @@ class LLM:
         graph.add_edge(first, tools)
         graph.add_edge(tools, answer)
         graph.add_edge(first, answer, optional=True)  # if the model calls no tool, there is no second call
-        return [first], [first, answer]
+        return [first], [answer]
 
 
 def _check_refusal(reply: Any) -> None:

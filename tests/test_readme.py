@@ -1,0 +1,23 @@
+"""The README's examples run as written."""
+
+from __future__ import annotations
+
+import re
+
+from .conftest import ROOT
+
+
+def python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+
+
+def test_the_agent_loop_example_runs(capsys) -> None:  # noqa: ANN001
+    exec(compile(python_blocks()[0], "README.md", "exec"), {})  # our own README, not model output
+    out = capsys.readouterr().out
+    assert out.startswith("completed ")
+
+
+def test_the_two_commands_are_the_ci_command() -> None:
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert ci in readme
