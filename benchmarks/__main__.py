@@ -2,4 +2,5 @@
 
 from benchmarks.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a `--workers` shard process (spawn) imports this module as its main
+    raise SystemExit(main())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +32,8 @@ from .tasks.base import task_label
 from .tasks.registry import load_task
 from .trial import TrialSpec, run_trial
 
+EXECUTORS = ("local", "ray")
+
 
 @dataclass(frozen=True)
 class BenchConfig:
@@ -46,6 +49,9 @@ class BenchConfig:
     resume: bool = False
     limits: Limits = field(default_factory=Limits)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    workers: int | None = 1  # processes (shards); None: all cores for a simulated model, else 1 (`shards.py`)
+    executor: str = "local"  # "local" processes, or "ray" tasks on a Ray cluster
+    address: str | None = None  # the Ray cluster (`auto`, `ray://host:10001`); None: a local Ray instance
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.patterns if p not in PATTERNS]
@@ -54,6 +60,10 @@ class BenchConfig:
         for name in ("instances", "trials", "concurrency", "max_in_flight"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        if self.workers is not None and self.workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {self.workers}")
+        if self.executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {self.executor!r}: choose from {', '.join(EXECUTORS)}")
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"output folder {str(self.out)!r} exists and is not a folder")
 
@@ -113,37 +123,36 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
     warnings: list[str] = []
     done: dict[str, dict[str, Any]] = {}
     if config.resume:
-        loaded = journal.load(path)
+        loaded = journal.load_all(config.out)  # the sweep's journal and any shard's
         warnings += loaded.warnings
         done = {**records_from_outputs(config.out), **loaded.records}
     else:
-        path.unlink(missing_ok=True)
+        journal.remove_all(config.out)
     todo = [s for s in specs if s.run_id not in done]
     if on_start:
         on_start(len(specs), len(specs) - len(todo))
-    shared = model if hasattr(model, "fork") else BoundedModel(model, config.max_in_flight)
-    queue: asyncio.Queue[TrialSpec] = asyncio.Queue()
-    for s in todo:
-        queue.put_nowait(s)
     t0 = time.perf_counter()
 
     with journal.Journal(path) as log:
-        async def worker() -> None:
-            while not queue.empty():
-                spec = queue.get_nowait()
-                row, events = await run_trial(spec, shared, policy=policies[spec.task], limits=config.limits,
-                                              retry=config.retry)
+        def record(spec: TrialSpec, row: dict[str, Any], events: list[dict[str, Any]], *, logged: bool = False) -> None:
+            if not logged:
                 log.append(row, events)
-                done[spec.run_id] = {"row": row, "events": events}
-                if on_trial:
-                    on_trial(row)
+            done[spec.run_id] = {"row": row, "events": events}
+            if on_trial:
+                on_trial(row)
 
+        from .shards import run_sharded, workers_for
+
+        workers = workers_for(config, len(todo), model_given=not owns_model)
         try:
-            await asyncio.gather(*(worker() for _ in range(min(config.concurrency, max(len(todo), 1)))))
+            if workers > 1 or config.executor != "local":
+                await run_sharded(config, todo, workers, record)
+            else:
+                await run_specs(todo, model, policies, config, config.concurrency, config.max_in_flight, record)
         except ReplayMismatch:
             if not config.resume:  # nothing of this failed sweep is left behind
                 log.__exit__()
-                path.unlink(missing_ok=True)
+                journal.remove_all(config.out)
             raise
         finally:
             if owns_model and callable(getattr(model, "aclose", None)):
@@ -151,12 +160,32 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
     records = [done[s.run_id] for s in specs]
     doc = manifest(model=config.model, seed=config.seed, patterns=list(config.patterns), tasks=list(config.tasks),
                    instances=config.instances, trials=config.trials, limits=vars_of(config.limits),
-                   retry=vars_of(config.retry),
+                   retry=vars_of(config.retry), workers=workers, executor=config.executor,
                    started=started, finished=datetime.now(UTC).isoformat(timespec="seconds"),
                    sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
     runs, summary = write_outputs(config.out, records, doc)
-    path.unlink(missing_ok=True)  # everything is in the tidy files now
+    journal.remove_all(config.out)  # everything is in the tidy files now
     return BenchOutcome(runs, summary, len(todo), tuple(warnings), config.out)
+
+
+async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
+                    concurrency: int, max_in_flight: int,
+                    on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None],
+                    keep_going: Callable[[], bool] = lambda: True) -> None:
+    """Run trials in this process, at most `concurrency` at once; `on_record` sees each as it ends."""
+    shared = model if hasattr(model, "fork") else BoundedModel(model, max_in_flight)
+    queue = deque(specs)
+
+    async def worker() -> None:
+        while queue and keep_going():
+            spec = queue.popleft()
+            # Its own task, so its own timeline: on a virtual clock every trial starts at 0, whichever
+            # trials ran before it in this worker (or process), so its event times are the same floats.
+            row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
+                                                              limits=config.limits, retry=config.retry))
+            on_record(spec, row, events)
+
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(specs), 1)))))
 
 
 def vars_of(settings: Any) -> dict[str, Any]:

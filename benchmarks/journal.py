@@ -65,3 +65,50 @@ class Journal:
         assert self._file is not None, "use Journal as a context manager"
         self._file.write(json.dumps({"row": row, "events": events}, default=str, ensure_ascii=False) + "\n")
         self._file.flush()  # to the OS: survives the process being killed (an OS crash may lose the tail)
+
+
+# A sharded sweep (`--workers N`) has one journal per shard process beside the sweep's own, so a
+# crash of any process loses nothing that finished; `--resume` reads them all.
+SHARDS = ".journal.*.jsonl"
+
+
+def shard_path(out: Path, tag: str) -> Path:
+    return out / f".journal.{tag}.jsonl"
+
+
+def paths(out: Path) -> list[Path]:
+    """The sweep's journal and every shard journal in `out`, in a stable order."""
+    return [out / NAME, *sorted(out.glob(SHARDS))]
+
+
+def load_all(out: Path) -> Loaded:
+    """Every journal in `out` (the sweep's and the shards'), merged by run id."""
+    merged = Loaded()
+    for path in paths(out):
+        loaded = load(path)
+        merged.records.update(loaded.records)
+        merged.warnings += loaded.warnings
+    return merged
+
+
+def remove_all(out: Path) -> None:
+    for path in paths(out):
+        path.unlink(missing_ok=True)
+
+
+class Tail:
+    """Reads the records appended to a journal since the last call (a shard's, while it is written)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._offset = 0
+
+    def read(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        with self.path.open("rb") as f:
+            f.seek(self._offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1  # only whole lines: the last may still be being written
+        self._offset += end
+        return [json.loads(line) for line in data[:end].split(b"\n") if line.strip()]

@@ -19,6 +19,7 @@ from patterns.limits import Limits
 from patterns.redact import redact
 from patterns.replay import ReplayMismatch
 from patterns.result import Result, Terminal
+from patterns.retry import RetryPolicy
 from patterns.workflows import execute
 
 from .tasks.base import Instance
@@ -62,8 +63,8 @@ def trial_model(model: Any, spec: TrialSpec, policy: Any) -> Any:
     return twin
 
 
-async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: Limits | None = None
-                    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: Limits | None = None,
+                    retry: RetryPolicy | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(runs.csv row, events.jsonl rows) for one trial."""
     wall0 = time.perf_counter()
     m = trial_model(model, spec, policy)
@@ -71,7 +72,7 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
         try:
             env = spec.family.environment(spec.instance, Path(workdir))
             design = spec.family.design(spec.pattern, env)
-            result = await execute(design, m, spec.instance.prompt, limits=limits, seed=spec.seed)
+            result = await execute(design, m, spec.instance.prompt, limits=limits, retry=retry, seed=spec.seed)
             score = float(spec.family.grade(spec.instance, env, result.output))
         except ReplayMismatch:
             raise  # the cassette does not fit this sweep: a usage problem, not a trial's outcome

@@ -25,6 +25,10 @@ class AnthropicModel:
     retries are off (`max_retries=0` unless given) so that the project's retry policy sees and
     counts every failure. It runs on wall time (no `clock` attribute). Use one instance within
     one event loop: the SDK's HTTP connections belong to the loop that opened them.
+
+    A 200 whose body is not a message (cut-off JSON, a proxy's HTML page) is raised as
+    `anthropic.APIResponseValidationError`: left to itself the SDK raises `json.JSONDecodeError`
+    (not an `APIError`) for the first and returns the body as a `str` for the second.
     """
 
     def __init__(self, model_id: str, **client_kwargs: Any) -> None:
@@ -42,7 +46,16 @@ class AnthropicModel:
         return self._client
 
     async def create(self, **params: Any) -> Message:
-        return await self.client.messages.create(model=self.model_id, **params)
+        raw = await self.client.messages.with_raw_response.create(model=self.model_id, **params)
+        response = raw.http_response
+        try:
+            message = await raw.parse()
+        except ValueError as exc:  # json.JSONDecodeError from the SDK's parser
+            raise _malformed(response, f"the body is not valid JSON ({exc})") from exc
+        if not isinstance(message, Message):  # a non-JSON content type: the SDK hands back the text
+            kind = response.headers.get("content-type", "no content type")
+            raise _malformed(response, f"the body is not a message ({kind})")
+        return message
 
     async def aclose(self) -> None:
         """Close the client's connections (a later call opens a new client)."""
@@ -52,3 +65,9 @@ class AnthropicModel:
 
     def __repr__(self) -> str:  # never the client kwargs: they may hold an API key
         return f"AnthropicModel({self.model_id!r})"
+
+
+def _malformed(response: Any, why: str) -> anthropic.APIResponseValidationError:
+    text = response.text
+    message = f"HTTP {response.status_code} from {response.request.url}: {why}; body starts {text[:80]!r}"
+    return anthropic.APIResponseValidationError(response, text, message=message)

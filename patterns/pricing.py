@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -68,6 +68,7 @@ def known_models() -> list[str]:
     return sorted(_table().prices)
 
 
+@lru_cache(maxsize=1024)  # the hot path: every model call prices its usage; the table never changes
 def price_for(model_id: str | None) -> Price | None:
     """The price of `model_id` (a base id, a dated snapshot id or an alias), or None if unknown."""
     if not model_id:

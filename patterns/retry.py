@@ -1,6 +1,10 @@
 """The retry policy: the one place that decides whether and when a failed model call is repeated.
 
-Retried: 408, 409, 429, every 5xx (529 "overloaded" included) and connection errors or timeouts.
+Retried: 408, 409, 429, every 5xx (529 "overloaded" included), connection errors or timeouts, and
+`APIResponseValidationError` — a reply whose body is not a message (cut-off or non-JSON, e.g. a
+proxy's error page sent with status 200; `AnthropicModel` raises it where the SDK would raise a
+`json.JSONDecodeError` or return a `str`). That is nearly always a transient fault of something
+between the client and the API, so it is retried like a connection error, within `max_retries`.
 Never retried: 400, 401, 403, 404, 413 and other 4xx — repeating them cannot succeed.
 The wait is exponential backoff with full jitter (AWS's "full jitter": uniform in
 [0, min(cap, base * 2**attempt)]), and a server's `retry-after` (seconds, HTTP date, or
@@ -31,7 +35,7 @@ class RetryPolicy:
             raise ValueError("RetryPolicy values must be >= 0")
 
     def is_retryable(self, exc: BaseException) -> bool:
-        if isinstance(exc, anthropic.APIConnectionError):  # includes APITimeoutError
+        if isinstance(exc, anthropic.APIConnectionError | anthropic.APIResponseValidationError):  # incl. timeouts
             return True
         if isinstance(exc, anthropic.APIStatusError):
             return exc.status_code in _RETRYABLE_4XX or exc.status_code >= 500

@@ -119,7 +119,8 @@ class Run:
         """
         self.check()
         params.setdefault("max_tokens", self.limits.max_tokens)
-        await call_hook(self.hooks.before_model, params)
+        if self.hooks.before_model is not None:
+            await call_hook(self.hooks.before_model, params)
         self.in_flight += 1
         try:
             return await self._sample(name, params)
@@ -145,7 +146,8 @@ class Run:
                             error=redact(str(exc))[:500], attempt=attempt + 1)
                 raise
             self._account(message, start, name)
-            await call_hook(self.hooks.after_step, message)
+            if self.hooks.after_step is not None:
+                await call_hook(self.hooks.after_step, message)
             return message
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -162,7 +164,8 @@ class Run:
         """Execute one tool_use block (object or dict) into its tool_result block."""
         tool_name, tool_id, tool_input = _tool_use_fields(block)
         start = self.elapsed()
-        denied = await call_hook(self.hooks.before_tool, tool_name, tool_input)
+        denied = None if self.hooks.before_tool is None else await call_hook(self.hooks.before_tool, tool_name,
+                                                                              tool_input)
         if denied:
             reason = denied if isinstance(denied, str) else "denied by the permission hook"
             outcome = ToolOutcome(f"Permission denied: {reason}", True, "PermissionDenied")

@@ -123,3 +123,70 @@ def validate(value: Any, schema: dict[str, Any], path: str = "input") -> list[st
             elif isinstance(extra, dict):
                 problems += validate(item, extra, f"{path}.{name}")
     return problems
+
+
+Check = Callable[[Any], bool]
+
+
+def checker(schema: dict[str, Any]) -> Check:
+    """A predicate equal to `not validate(value, schema)`, compiled once: a tool checks every call's input.
+
+    It only says whether the input fits (the words come from `validate` when it does not); a schema it
+    cannot compile (an unknown type name) falls back to calling `validate` itself.
+    """
+    try:
+        return _compile(schema)
+    except (KeyError, TypeError, AttributeError):
+        return lambda value: not validate(value, schema)
+
+
+def _compile(schema: dict[str, Any]) -> Check:
+    if "anyOf" in schema:
+        options = [_compile(s) for s in schema["anyOf"]]
+        return lambda v: any(o(v) for o in options)
+    checks: list[Check] = []
+    if "enum" in schema:
+        enum = schema["enum"]
+        checks.append(lambda v: v in enum)
+    kind = schema.get("type")
+    if kind:
+        checks.append(_JSON_TYPES[kind])
+    if kind == "array" and "items" in schema:
+        item = _compile(schema["items"])
+        checks.append(lambda v: all(item(i) for i in v))
+    if kind == "object":
+        checks.append(_compile_object(schema))
+    return _both(checks)
+
+
+def _both(checks: list[Check]) -> Check:
+    """All of `checks`, in order, stopping at the first that fails (no generator: this runs per tool call)."""
+    if not checks:
+        return lambda v: True
+    combined = checks[-1]
+    for check in reversed(checks[:-1]):
+        combined = (lambda first, rest: lambda v: first(v) and rest(v))(check, combined)
+    return combined
+
+
+def _compile_object(schema: dict[str, Any]) -> Check:
+    props = {name: _compile(s) for name, s in schema.get("properties", {}).items()}
+    required = tuple(schema.get("required", []))
+    extra = schema.get("additionalProperties", True)
+    other: Check | None = _compile(extra) if isinstance(extra, dict) else None
+    closed = extra is False
+
+    def fits(value: dict[str, Any]) -> bool:
+        for name in required:
+            if name not in value:
+                return False
+        for name, item in value.items():
+            check = props.get(name)
+            if check is not None:
+                if not check(item):
+                    return False
+            elif closed or (other is not None and not other(item)):
+                return False
+        return True
+
+    return fits

@@ -5,8 +5,16 @@ and status codes: 400 `invalid_request_error` (including a conversation the API 
 see `patterns.conversation`, and "prompt is too long"), 401 `authentication_error` when the
 server requires a key, 429 and 529 with `retry-after`, 500 `api_error`. `GET /health` says ok.
 An injected timeout is served as a slow reply: the request is answered `slow_s` seconds late
-(set it above the client's timeout to see the client time out). Each request picks the first
-of `policies` whose `accepts(request)` is true, falling back to `GenericPolicy`.
+(set it above the client's timeout to see the client time out), and not at all if the client
+gave up meanwhile, so that its retry sees the decision it would have seen without the fault.
+The network's faults (`disconnect_rate`, `slow_rate`, `malformed_rate`: a cut connection, a late
+reply, a 200 that is not JSON) are server knobs, described with the SDK's reaction to each in
+`patterns.netfaults`. `server.faults_injected` counts every fault injected, by the name of the
+SDK exception the client records for it, so it can be compared with a run's `error_type`s.
+
+Each request picks the first of `policies` whose `accepts(request)` is true, falling back to
+`GenericPolicy`. `patterns` knows no task family: `wva sim-server` passes the benchmark's
+families' policies in (`run_server_cli(..., policies=loader)`).
 
 The server never logs or echoes the `x-api-key` / `authorization` headers: it logs only the
 request line and the status, at DEBUG level, to the `patterns.simserver` logger.
@@ -19,13 +27,15 @@ import asyncio
 import hmac
 import json
 import logging
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anthropic
 
+from . import netfaults
 from .sim import faults
 from .sim.generic import GenericPolicy
 from .sim.knobs import KNOBS, parse_knobs
@@ -34,24 +44,38 @@ from .sim.policy import FirstAccepting, Policy
 from .sim.tokens import TokenCounter
 
 log = logging.getLogger("patterns.simserver")
-SERVER_OPTIONS = {"slow_s": float, "require_api_key": str}
+SERVER_OPTIONS = {"slow_s": float, "require_api_key": str, "disconnect_rate": float, "slow_rate": float,
+                  "malformed_rate": float}
 DEFAULT_SLOW_S = 10.0
+CLIENT_GONE = 499  # the status `answer` gives a reply nobody waits for any more (it is never sent)
+PolicyLoader = Callable[[Callable[[str], None]], Sequence[Policy]]  # given a `warn(line)`, returns policies
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default 5 drops the SYNs of a burst of connections: a 1 s stall, a client timeout
 
 
 class SimServer:
     """`with SimServer(overloaded_rate=1.0) as server: ... server.url ...`"""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, policies: Sequence[Policy] | None = None,
-                 slow_s: float = DEFAULT_SLOW_S, require_api_key: str | None = None, **sim_knobs: Any) -> None:
+                 slow_s: float = DEFAULT_SLOW_S, require_api_key: str | None = None, disconnect_rate: float = 0.0,
+                 slow_rate: float = 0.0, malformed_rate: float = 0.0, **sim_knobs: Any) -> None:
         if slow_s < 0:
             raise ValueError(f"slow_s must be >= 0, got {slow_s!r}")
         self.host, self.port = host, port
         self.policies: list[Policy] = list(policies or [])  # append later to register a task family
         self.model = SimModel(FirstAccepting(self.policies, fallback=GenericPolicy()), **sim_knobs)
         self.model.tokens = TokenCounter(4096)  # every request brings fresh dicts: keep the cache small
+        self.network = netfaults.NetworkFaults(self.model.seed, disconnect_rate=disconnect_rate,
+                                               slow_rate=slow_rate, malformed_rate=malformed_rate)
         self.slow_s = slow_s
+        self.abandoned = 0  # slow replies not sent: the client had given up (closed the connection)
         self._api_key = require_api_key
         self._stopping = threading.Event()
+        self._local = threading.local()  # the connection of the request a handler thread is answering
+        self._count_lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -65,8 +89,7 @@ class SimServer:
         if self._httpd is not None:
             return self
         self._stopping.clear()
-        self._httpd = ThreadingHTTPServer((self.host, self.port), _handler_for(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _HTTPServer((self.host, self.port), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="sim-server", daemon=True)  # a short poll: stop() is quick
         self._thread.start()
@@ -87,6 +110,30 @@ class SimServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    @property
+    def faults_injected(self) -> dict[str, int]:
+        """Faults injected so far, by the SDK exception the client sees for each: the model's
+        (`RateLimitError`, `OverloadedError`, `InternalServerError`, `APITimeoutError`) plus the
+        network's (`APIConnectionError`, `APITimeoutError`, `APIResponseValidationError`). A
+        timeout or slow reply is an `APITimeoutError` only for a client whose timeout is below `slow_s`."""
+        out = dict(self.model.faults_injected)
+        for kind, n in self.network.counts.items():
+            name = netfaults.FAULT_ERRORS[kind]
+            out[name] = out.get(name, 0) + n
+        return out
+
+    def wait_slow(self) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+        """Wait `slow_s`; None if the client still waits for its answer, else what to reply instead:
+        a 500 if the server is stopping, `CLIENT_GONE` (nothing is sent) if the client gave up."""
+        if self._stopping.wait(self.slow_s):
+            return _error_reply(faults.server_error())
+        connection = getattr(self._local, "connection", None)
+        if connection is not None and netfaults.peer_closed(connection):
+            with self._count_lock:
+                self.abandoned += 1
+            return CLIENT_GONE, {}, {}
+        return None
+
     def authorised(self, headers: Any) -> bool:
         if self._api_key is None:
             return True
@@ -99,8 +146,9 @@ class SimServer:
         try:
             message = asyncio.run(self.model.generate(params))
         except anthropic.APITimeoutError:
-            if self._stopping.wait(self.slow_s):
-                return _error_reply(faults.server_error())
+            instead = self.wait_slow()  # never generate a reply nobody reads: it would move the model's counters
+            if instead is not None:
+                return instead
             message = asyncio.run(self.model.generate(params, inject_faults=False))
         except anthropic.APIStatusError as exc:
             return _error_reply(exc)
@@ -116,15 +164,22 @@ def _error_reply(exc: anthropic.APIStatusError) -> tuple[int, dict[str, Any], di
 def _handler_for(server: SimServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the SDK's connection pool expects
+        disable_nagle_algorithm = True  # TCP_NODELAY: else headers, then body, wait ~40 ms for a delayed ACK
 
         def log_message(self, format: str, *args: Any) -> None:  # the request line only, never headers
             log.debug("%s " + format, self.address_string(), *args)
 
         def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(body).encode()
+            if status == CLIENT_GONE:
+                self.close_connection = True
+                return
+            self._send_bytes(status, json.dumps(body).encode(), "application/json", headers)
+
+        def _send_bytes(self, status: int, data: bytes, content_type: str,
+                        headers: dict[str, str] | None = None) -> None:
             try:
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(data)))
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
@@ -157,6 +212,16 @@ def _handler_for(server: SimServer) -> type[BaseHTTPRequestHandler]:
                 return self._send_error(faults.invalid_request("There was an error parsing the body of your request"))
             if not isinstance(params.get("model"), str):
                 return self._send_error(faults.invalid_request("model: Field required"))
+            server._local.connection = self.connection
+            fault, rng = server.network.draw(raw)
+            if fault == netfaults.DISCONNECT:
+                self.close_connection = True
+                self.log_request("200-cut")
+                return netfaults.cut(self.connection, rng)
+            if fault == netfaults.MALFORMED:
+                return self._send_bytes(200, *netfaults.malformed_reply(rng))
+            if fault == netfaults.SLOW and (instead := server.wait_slow()) is not None:
+                return self._send(*instead)
             try:
                 self._send(*server.answer(params))
             except Exception:  # a policy's bug: a 500 for the client, the traceback for the log
@@ -186,14 +251,30 @@ def _typed(knobs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_server_cli(host: str, port: int, knobs: dict[str, Any]) -> int:
-    """Serve until Ctrl-C; `knobs` are SimModel knobs plus the server options `slow_s`, `require_api_key`."""
-    server = SimServer(host, port, **_typed(knobs)).start()
+def run_server_cli(host: str, port: int, knobs: dict[str, Any], *,
+                   policies: Sequence[Policy] | PolicyLoader | None = None) -> int:
+    """Serve until Ctrl-C; `knobs` are SimModel knobs plus the server options (`SERVER_OPTIONS`).
+
+    `policies` (or a loader called with a `warn(line)` function, after the knobs are checked and
+    before anything is served) are consulted before the generic policy. The first line printed is
+    the URL; the loader's warnings and the families served follow it, on stderr.
+    """
+    server = SimServer(host, port, **_typed(knobs))  # a bad knob fails here, before anything is loaded
+    notes: list[str] = []
+    if policies is not None:
+        server.policies.extend(policies(notes.append) if callable(policies) else policies)
+    server.start()
     print(f"sim server listening on {server.url}  (export ANTHROPIC_BASE_URL={server.url})", flush=True)
+    if server.policies:
+        names = ", ".join(type(p).__name__ for p in server.policies)
+        notes.append(f"sim server: policies {names}, then GenericPolicy for any other request")
+    for note in notes:
+        print(note, file=sys.stderr, flush=True)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
-        print("sim server stopped", flush=True)
+        injected = ", ".join(f"{kind}={n}" for kind, n in server.faults_injected.items() if n) or "none"
+        print(f"sim server stopped ({server.model.calls} model calls; faults injected: {injected})", flush=True)
     finally:
         server.stop()
     return 0

@@ -8,6 +8,8 @@ Nothing here evaluates model output as code.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .redact import redact
-from .schema import function_schema, validate
+from .schema import Check, checker, function_schema, validate
 
 MAX_RESULT_CHARS = 20_000  # a larger result is cut, with a marker saying how much was dropped
 DEFAULT_TIMEOUT_S = 30.0
@@ -63,12 +65,18 @@ class ToolOutcome:
         return result
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None), dict, list})  # results that cannot be awaitable
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)  # json.dumps(v, ensure_ascii=False, default=str)
+
+
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
         text = value
+    elif type(value) is int:  # what json.dumps writes for an int, without building an encoder
+        text = int.__repr__(value)
     else:
         try:
-            text = json.dumps(value, ensure_ascii=False, default=str)
+            text = _ENCODER.encode(value)
         except (TypeError, ValueError):  # circular structures and the like
             text = repr(value)
     if len(text) > MAX_RESULT_CHARS:
@@ -89,6 +97,9 @@ class ToolSet:
                 raise ValueError(f"two tools are named {t.name!r}")
             self.tools[t.name] = t
         self.params: list[dict[str, Any]] = [t.param for t in self.tools.values()]
+        # Read once, here (a tool and its schema are frozen once offered): the hot path of every tool call.
+        self._fits: dict[str, Check] = {name: checker(t.input_schema) for name, t in self.tools.items()}
+        self._is_async: dict[str, bool] = {name: inspect.iscoroutinefunction(t.fn) for name, t in self.tools.items()}
 
     def __len__(self) -> int:
         return len(self.tools)
@@ -105,11 +116,12 @@ class ToolSet:
             return ToolOutcome(
                 f"Error: tool input must be a JSON object, got {type(tool_input).__name__}.", True, "InvalidInput"
             )
-        problems = validate(tool_input, t.input_schema)
+        fits = self._fits.get(name)
+        problems = [] if fits is not None and fits(tool_input) else validate(tool_input, t.input_schema)
         if problems:
             return ToolOutcome("Error: invalid input: " + "; ".join(problems[:5]), True, "InvalidInput")
         try:
-            value = await _call(t, tool_input)
+            value = await _call(t, tool_input, self._is_async.get(name))
         except Exception as exc:  # a tool's failure is the model's information, not the run's crash
             if isinstance(exc, TimeoutError) and t.timeout_s is not None:
                 return ToolOutcome(f"Error: tool {name!r} timed out after {t.timeout_s:g} s.", True, "ToolTimeout")
@@ -118,17 +130,20 @@ class ToolSet:
         return ToolOutcome(_as_text(value))
 
 
-async def _call(t: Tool, tool_input: dict[str, Any]) -> Any:
-    if inspect.iscoroutinefunction(t.fn):
+async def _call(t: Tool, tool_input: dict[str, Any], is_async: bool | None = None) -> Any:
+    if is_async if is_async is not None else inspect.iscoroutinefunction(t.fn):
         if t.timeout_s is None:
             return await t.fn(**tool_input)
         async with asyncio.timeout(t.timeout_s):
             return await t.fn(**tool_input)
     if t.timeout_s is None:
         value = t.fn(**tool_input)
-    else:
-        value = await asyncio.wait_for(asyncio.to_thread(t.fn, **tool_input), t.timeout_s)
-    if inspect.isawaitable(value):
+    else:  # asyncio.to_thread, under asyncio.timeout rather than wait_for (which wraps it in one more Task)
+        call = functools.partial(contextvars.copy_context().run, t.fn, **tool_input)
+        running = asyncio.get_running_loop().run_in_executor(None, call)
+        async with asyncio.timeout(t.timeout_s):
+            value = await running
+    if type(value) not in _PLAIN and inspect.isawaitable(value):
         value = await _await(value)
     return value
 

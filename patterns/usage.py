@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from anthropic.types import Usage as _ApiUsage
+
 
 @dataclass(frozen=True, slots=True)
 class Usage:
@@ -43,6 +45,9 @@ class Usage:
         """From an `anthropic.types.Usage` (or anything with its attribute names)."""
         if usage is None:
             return cls()
+        if type(usage) is _ApiUsage:  # the hot path, one per model call: no getattr defaults
+            return cls(int(usage.input_tokens or 0), int(usage.output_tokens or 0),
+                       int(usage.cache_creation_input_tokens or 0), int(usage.cache_read_input_tokens or 0))
         return cls(
             int(getattr(usage, "input_tokens", 0) or 0),
             int(getattr(usage, "output_tokens", 0) or 0),

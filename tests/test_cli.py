@@ -37,7 +37,7 @@ def fake_server(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, dict[st
     calls: list[tuple[str, int, dict[str, Any]]] = []
     module = types.ModuleType("patterns.simserver")
 
-    def run_server_cli(host: str, port: int, knobs: dict[str, Any]) -> int:
+    def run_server_cli(host: str, port: int, knobs: dict[str, Any], **_: Any) -> int:
         calls.append((host, port, knobs))
         return 0
 
@@ -103,7 +103,7 @@ def test_sim_server_passes_server_options(capsys: pytest.CaptureFixture[str], fa
 def test_a_value_the_server_rejects_is_a_usage_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def check(host: str, port: int, knobs: dict[str, Any]) -> int:
+    def check(host: str, port: int, knobs: dict[str, Any], **_: Any) -> int:
         raise ValueError("SimModel knob error_rate: must be in [0, 1], got 2.0 (valid knobs: ...)")
 
     fake_simserver(monkeypatch, check)
@@ -115,7 +115,7 @@ def test_a_value_the_server_rejects_is_a_usage_error(
 def test_a_port_in_use_is_one_line_and_exit_1(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def taken(host: str, port: int, knobs: dict[str, Any]) -> int:
+    def taken(host: str, port: int, knobs: dict[str, Any], **_: Any) -> int:
         raise OSError(98, "Address already in use")
 
     fake_simserver(monkeypatch, taken)
@@ -138,7 +138,7 @@ def test_models_lists_spec_forms_and_every_knob(capsys: pytest.CaptureFixture[st
 def test_a_usage_error_from_a_command_is_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refuse(host: str, port: int, knobs: dict[str, Any]) -> int:
+    def refuse(host: str, port: int, knobs: dict[str, Any], **_: Any) -> int:
         raise UsageError("port 1 needs root:\nuse a port above 1023")
 
     fake_simserver(monkeypatch, refuse)
@@ -151,7 +151,7 @@ def test_a_usage_error_from_a_command_is_one_line(
 def test_an_unexpected_exception_is_an_internal_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, debug: str
 ) -> None:
-    def crash(host: str, port: int, knobs: dict[str, Any]) -> int:
+    def crash(host: str, port: int, knobs: dict[str, Any], **_: Any) -> int:
         raise RuntimeError("boom")
 
     fake_simserver(monkeypatch, crash)
@@ -163,7 +163,7 @@ def test_an_unexpected_exception_is_an_internal_error(
 
 
 def test_keyboard_interrupt_exits_130(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(host: str, port: int, knobs: dict[str, Any]) -> int:
+    def interrupted(host: str, port: int, knobs: dict[str, Any], **_: Any) -> int:
         raise KeyboardInterrupt
 
     fake_simserver(monkeypatch, interrupted)

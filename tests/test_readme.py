@@ -11,7 +11,7 @@ def python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
 
 
-def test_the_agent_loop_example_runs(capsys) -> None:  # noqa: ANN001
+def test_the_agent_loop_example_runs(capsys) -> None:
     exec(compile(python_blocks()[0], "README.md", "exec"), {})  # our own README, not model output
     out = capsys.readouterr().out
     assert out.startswith("completed ")

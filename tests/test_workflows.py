@@ -170,7 +170,8 @@ def test_voting_survives_a_lost_branch_but_not_all() -> None:
     vote = Parallel(vote=LLM("answer"), n=3)
     res = run_workflow(vote, ScriptedModel([message("a"), api_error(401), message("a")]), "q", retry=FAST)
     assert res.terminal is Terminal.COMPLETED and res.output == "a" and res.extra["votes"] == ["a", "a"]
-    assert any(e.kind is Kind.ERROR for e in res.events)
+    assert [e.error_type for e in res.events if e.kind is Kind.ERROR] == ["AuthenticationError"]
+    assert any(e.kind is Kind.DECISION and e.detail == "vote branch dropped" for e in res.events)
     res = run_workflow(vote, ScriptedModel([api_error(401)] * 3), "q", retry=FAST)
     assert res.terminal is Terminal.ERROR and res.errors[0].kind == "AllBranchesFailed"
 

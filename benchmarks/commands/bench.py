@@ -42,6 +42,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="output folder (default: results)")
     p.add_argument("--resume", action="store_true", help="keep finished trials in --out and run only the missing")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                   help="processes to shard the sweep across (default: all cores for a sim model, at most one per "
+                   "500 trials; 1 otherwise). --concurrency and --max-in-flight are divided between them")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="local processes, or Ray tasks on a Ray cluster (pip install 'workflow-vs-agent[ray]')")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="with --executor ray: the cluster (auto, ray://host:10001; default: a local Ray instance)")
     return p
 
 
@@ -58,11 +65,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = BenchConfig(patterns=args.patterns, tasks=tasks, instances=args.instances, trials=args.trials,
                              model=args.model, seed=args.seed, concurrency=args.concurrency,
-                             max_in_flight=args.max_in_flight, out=args.out, resume=args.resume)
+                             max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
+                             workers=args.workers, executor=args.executor, address=args.address)
         for spec in tasks:  # every task spec checked before anything is written
             load_task(spec)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if args.executor == "ray":
+        from benchmarks.shards import import_ray
+
+        try:
+            import_ray()
+        except RuntimeError as exc:
+            raise UsageError(str(exc)) from None
     progress: dict[str, Progress] = {}
 
     def start(total: int, done: int) -> None:

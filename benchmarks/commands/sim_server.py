@@ -1,8 +1,16 @@
-"""`wva sim-server`: serve SimModel over HTTP as a Messages API look-alike."""
+"""`wva sim-server`: serve SimModel over HTTP as a Messages API look-alike, with the benchmark's tasks.
+
+By default every built-in task family's policy answers its own prompts (each family's policy
+recognises them in `accepts`), and the generic policy answers the rest, so `wva bench --model
+anthropic:<id>` pointed at the server (`ANTHROPIC_BASE_URL`) runs the benchmark through the real
+SDK. A family that fails to load is skipped with one warning line; `--generic-only` serves the
+generic policy alone.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from ._common import CommandFailed, UsageError, knob_items, port
@@ -12,7 +20,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "sim-server",
         help="serve the simulated model over HTTP (point ANTHROPIC_BASE_URL at it)",
-        description="Serve SimModel as an HTTP Messages API, so that any Anthropic client can talk to it.",
+        description="Serve SimModel as an HTTP Messages API, so that any Anthropic client can talk to it. "
+        "Each request is answered by the policy of the built-in task family whose prompt it is, else by the "
+        "generic policy.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     parser.add_argument("--port", type=port, default=8765, help="port to listen on (default: %(default)s)")
@@ -23,9 +33,26 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=VALUE",
         help="set a SimModel knob (`wva models` lists them) or a server option: slow_s (seconds a "
-        "'slow' request takes), require_api_key (reject other keys); repeatable",
+        "'slow' request takes), require_api_key (reject other keys), and the network's faults, each a "
+        "probability per request: disconnect_rate (connection cut mid-reply), slow_rate (a reply slow_s "
+        "late), malformed_rate (a 200 whose body is not JSON); repeatable",
     )
+    parser.add_argument("--generic-only", action="store_true",
+                        help="serve the generic policy only, not the task families' policies")
     return parser
+
+
+def task_policies(warn: Callable[[str], None]) -> list[Any]:
+    """The policy of every built-in task family that loads; `warn` gets one line per family that does not."""
+    from benchmarks.tasks.registry import BUILTIN, load_task
+
+    policies: list[Any] = []
+    for name in BUILTIN:
+        try:
+            policies.append(load_task(name).policy())
+        except Exception as exc:  # a family being written, or broken: serve the others
+            warn(f"wva sim-server: warning: task family {name!r} is not served: {' '.join(str(exc).split())}")
+    return policies
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
         knobs = parse_sim_knobs(args.knob, extra=SERVER_OPTIONS)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    extra: dict[str, Any] = {} if getattr(args, "generic_only", False) else {"policies": task_policies}
     try:
-        return run_server_cli(args.host, args.port, knobs)
+        return run_server_cli(args.host, args.port, knobs, **extra)
     except ValueError as exc:  # range checks (error_rate in [0, 1], slow_s >= 0): before anything is served
         raise UsageError(str(exc)) from None
     except OSError as exc:  # the address is taken or not ours to bind

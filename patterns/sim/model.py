@@ -37,6 +37,7 @@ import anthropic
 from anthropic.types import Message
 
 from ..clock import REAL_CLOCK, Clock, VirtualClock
+from ..conversation import GrowingConversations
 from . import faults
 from .generic import GenericPolicy
 from .knobs import KNOBS, check_knobs, fault_probabilities, parse_knobs
@@ -77,6 +78,7 @@ class SimModel:
         self.price_id: str = k["price_as"]
         self.clock: Clock = REAL_CLOCK if k["realtime"] else VirtualClock()
         self.tokens = TokenCounter()
+        self.conversations = GrowingConversations()  # shared by forks, like the token cache
         self._stream = ""
         self._lock = threading.Lock()
         self._reset_counters()
@@ -118,7 +120,7 @@ class SimModel:
         with self._lock:
             self.calls += 1
         try:
-            call = prepare(params)
+            call = prepare(params, self.conversations)
         except anthropic.APIStatusError:
             self._count_rejection("invalid_request")
             await self.clock.sleep(REJECT_S)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..conversation import field, validate_conversation
+from ..conversation import GrowingConversations, field, validate_conversation
 from . import faults
 
 TOOL_CHOICES = ("auto", "any", "tool", "none")
@@ -91,8 +91,10 @@ def _stop_sequences(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def prepare(params: Mapping[str, Any]) -> Prepared:
-    """The request's parameters, checked; raises `anthropic.BadRequestError` as the API would."""
+def prepare(params: Mapping[str, Any], conversations: GrowingConversations | None = None) -> Prepared:
+    """The request's parameters, checked; raises `anthropic.BadRequestError` as the API would.
+
+    `conversations` (SimModel's) checks a conversation that grows by appending in linear time."""
     if params.get("stream"):
         raise _bad("stream: streaming is not supported by the simulator; call without stream")
     model = params.get("model")
@@ -108,7 +110,7 @@ def prepare(params: Mapping[str, Any]) -> Prepared:
     if "messages" not in params:
         raise _bad("messages: Field required")
     messages = params["messages"]
-    problems = validate_conversation(messages)
+    problems = conversations.problems(messages) if conversations is not None else validate_conversation(messages)
     if problems:
         raise _bad(problems[0])
     temperature = params.get("temperature")

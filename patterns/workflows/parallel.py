@@ -59,7 +59,9 @@ class Parallel:
                 return await step(run, text)
             except (anthropic.APIError, Failure) as exc:
                 info = error_info(exc, f"{self.name}[{i}]")
-                run.record(Kind.ERROR, run.elapsed(), name=info.where, error_type=info.kind, error=info.message,
+                # a failed API call is already an error event (from run.sample); the drop itself is a decision
+                kind = Kind.DECISION if isinstance(exc, anthropic.APIError) else Kind.ERROR
+                run.record(kind, run.elapsed(), name=info.where, error_type=info.kind, error=info.message,
                            detail="vote branch dropped")
                 return None
 

@@ -1,0 +1,48 @@
+"""The report's charts, one small module per chart or two; every one a PNG drawn with the Agg backend.
+
+`draw_all` draws them all into a results folder and returns the files in reading order.
+`PATTERN_COLOURS` is the one colour table: the same pattern has the same colour in every chart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .style import PATTERN_COLOURS, PATTERN_MARKERS
+
+__all__ = ["PATTERN_COLOURS", "PATTERN_MARKERS", "draw_all"]
+
+
+def draw_all(out: Path, runs: pd.DataFrame, events: list[dict[str, Any]], criterion: pd.DataFrame,
+             manifest: dict[str, Any], sweep: pd.DataFrame | None = None) -> dict[str, Path]:
+    """Every chart, keyed by a short name (`cost`, `latency`, …, `graph:<task>`), in reading order."""
+    from ..criterion import THRESHOLD
+    from ..predictability import rounds_by_run, task_specs, workflow_graph
+    from ..summary import summarise
+    from .criterion_map import criterion_map
+    from .curves import context_chart, pass_k_chart
+    from .distributions import steps_chart, terminals_chart
+    from .graphs import graphs_chart
+    from .tradeoff import cost_chart, latency_chart
+
+    order = {t: i for i, t in enumerate(dict.fromkeys(runs["task"]))}  # the bench's task order, in every chart
+    summary = summarise(runs).sort_values("task", key=lambda s: s.map(order), kind="stable")
+    charts = {
+        "cost": cost_chart(summary, out), "latency": latency_chart(summary, out), "steps": steps_chart(runs, out),
+        "context": context_chart(events, runs, out), "terminals": terminals_chart(runs, out),
+        "map": criterion_map(criterion, out, sweep, threshold=THRESHOLD), "pass_k": pass_k_chart(runs, out),
+    }
+    rounds = rounds_by_run(events)
+    specs = task_specs(manifest)
+    seed = int(manifest.get("seed", 0) or 0)
+    for row in criterion.itertuples():
+        if not row.best_workflow:
+            continue
+        agent_ids = runs.loc[(runs["task"] == row.task) & (runs["pattern"] == "agent"), "run_id"].astype(str)
+        fixed = workflow_graph(specs.get(row.task, row.task), row.best_workflow, seed)
+        walks = [rounds.get(rid, []) for rid in agent_ids]
+        charts[f"graph:{row.task}"] = graphs_chart(row.task, row.best_workflow, fixed, walks, out)
+    return charts

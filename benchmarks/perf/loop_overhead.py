@@ -1,0 +1,213 @@
+"""The agent loop's own overhead: `arun_agent` against the textbook loop, on the same scripted model.
+
+    python -m benchmarks.perf.loop_overhead [--reps-scale 1.0] [--tool sync|inline|async]
+
+The model is an object whose `async def create(**params)` returns prebuilt `anthropic.types.Message`
+objects: a `tool_use` reply on calls 1..N-1 and an `end_turn` on call N. One trivial tool. Both loops
+run in this process, one after the other, N = 10, 100, 1000 model turns; the figure is the median
+wall time of a whole run divided by N (µs per step, setup included). `arun_agent` runs with
+everything on: events, usage and cost, limits (max_steps = N + 1), the retry policy.
+
+Peak memory is measured in a separate run under `tracemalloc` (which slows code down, so it is not
+timed), at N = 1000, and compared with the conversation's own size: the *deep `sys.getsizeof`* of the
+final `messages` list (every dict, list, string and number reachable from it, each object counted
+once; pydantic blocks counted with their `__dict__`). The JSON length of the conversation is printed
+too, for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from anthropic.types import Message
+
+from patterns import Limits, RetryPolicy, ToolSet, arun_agent, tool
+from patterns.scripted import message, tool_use_block
+
+NS = (10, 100, 1000)
+PRICED = "claude-sonnet-4-5"  # a priced model id, so cost is computed on every step
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: the first number
+        b: the second number
+    """
+    return a + b
+
+
+async def add_async(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: the first number
+        b: the second number
+    """
+    return a + b
+
+
+TOOLS = {  # the kinds of tool the loop treats differently
+    "sync": lambda: tool(add),  # the default: a sync tool with a timeout runs in a worker thread
+    "inline": lambda: tool(add, timeout_s=None),  # a sync tool without a timeout runs inline
+    "async": lambda: tool(add_async, name="add"),  # an async tool with a timeout: asyncio.timeout
+}
+
+
+def script(n: int) -> list[Message]:
+    """N prebuilt replies: n - 1 tool_use turns, then end_turn."""
+    replies = [message(tool_use_block("add", {"a": i, "b": 1}, id=f"toolu_{i:06d}"), model=PRICED)
+               for i in range(n - 1)]
+    return [*replies, message("done", model=PRICED)]
+
+
+class Fake:
+    """The scripted model both loops call: returns the prebuilt replies in order."""
+
+    def __init__(self, replies: list[Message]) -> None:
+        self.replies = replies
+        self.i = 0
+
+    async def create(self, **params: Any) -> Message:
+        reply = self.replies[self.i]
+        self.i += 1
+        return reply
+
+
+async def textbook(model: Fake, prompt: str, tools: list[dict[str, Any]], fns: dict[str, Any]) -> list[Any]:
+    """The ~10-line loop over the SDK's types."""
+    messages: list[Any] = [{"role": "user", "content": prompt}]
+    while True:
+        reply = await model.create(model=PRICED, max_tokens=1024, messages=messages, tools=tools)
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason != "tool_use":
+            return messages
+        results = [{"type": "tool_result", "tool_use_id": b.id, "content": str(fns[b.name](**b.input))}
+                   for b in reply.content if b.type == "tool_use"]
+        messages.append({"role": "user", "content": results})
+
+
+Loop = Callable[[Fake], Awaitable[list[Any]]]
+
+
+def loops(kinds: list[str]) -> dict[str, Loop]:
+    """The textbook loop, and `arun_agent` with each kind of tool."""
+    params = [tool(add).param]
+    out: dict[str, Loop] = {"textbook": lambda model: textbook(model, "add things", params, {"add": add})}
+    for kind in kinds:
+        toolset = ToolSet([TOOLS[kind]()])
+
+        async def ours(model: Fake, toolset: ToolSet = toolset) -> list[Any]:
+            n = len(model.replies)
+            result = await arun_agent(model, "add things", tools=toolset, limits=Limits(max_steps=n + 1),
+                                      retry=RetryPolicy())
+            assert result.terminal == "completed" and result.steps == n, (result.terminal, result.detail)
+            assert result.tool_calls == n - 1 and not result.errors and not result.messages[2]["content"][0].get(
+                "is_error"), result.messages[2]
+            return result.messages
+
+        out[f"arun_agent ({kind} tool)"] = ours
+    return out
+
+
+async def per_step_us(runs: dict[str, Loop], replies: list[Message], reps: int) -> dict[str, tuple[float, float]]:
+    """(wall, CPU) median µs per step of each loop. The loops take turns, so that they share the machine's
+    noise; CPU time (`time.process_time`, all threads) does not count the time this process was not running."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
+    for _ in range(reps):
+        for name, run in runs.items():
+            model = Fake(replies)
+            w0, c0 = time.perf_counter(), time.process_time()
+            await run(model)
+            times[name].append((time.perf_counter() - w0, time.process_time() - c0))
+    n = len(replies)
+    return {name: (statistics.median(w for w, _ in t) / n * 1e6, statistics.median(c for _, c in t) / n * 1e6)
+            for name, t in times.items()}
+
+
+def deep_size(obj: Any, seen: set[int] | None = None) -> int:
+    """sys.getsizeof of obj and everything reachable from it, each object once."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
+    elif isinstance(obj, list | tuple | set | frozenset):
+        size += sum(deep_size(v, seen) for v in obj)
+    elif hasattr(obj, "__dict__"):
+        size += deep_size(vars(obj), seen)
+    return size
+
+
+def json_len(messages: list[Any]) -> int:
+    return len(json.dumps(messages, default=lambda o: o.model_dump(mode="json")))
+
+
+async def peak_memory(run: Callable[[Fake], Awaitable[list[Any]]], replies: list[Message]) -> tuple[int, list[Any]]:
+    gc.collect()
+    tracemalloc.start()
+    messages = await run(Fake(replies))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak, messages
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+async def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tool", choices=sorted(TOOLS), action="append",
+                        help="the kind(s) of tool to run arun_agent with (default: all)")
+    parser.add_argument("--reps-scale", type=float, default=1.0, help="scale the number of repetitions")
+    args = parser.parse_args(argv)
+    kinds = args.tool or list(TOOLS)
+    runs = loops(kinds)
+    scripts = {n: script(n) for n in NS}
+    reps = {n: max(5, int(args.reps_scale * 20_000 / n)) for n in NS}
+    for run in runs.values():  # warm up
+        await run(Fake(scripts[10]))
+    by_n = {n: await per_step_us(runs, scripts[n], reps[n]) for n in NS}
+    mem = {name: await peak_memory(run, scripts[1000]) for name, run in runs.items()}
+    mib = 1024 * 1024
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
+          f"median of {', '.join(f'{reps[n]} runs at N={n}' for n in NS)}")
+    print("| loop | µs per step, N=10 | N=100 | N=1000 | CPU µs per step, N=10 | N=100 | N=1000 "
+          "| peak memory at N=1000 | its conversation: deep sizeof / JSON |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in runs:
+        peak, messages = mem[name]
+        wall = " | ".join(f"{by_n[n][name][0]:,.1f}" for n in NS)
+        cpu = " | ".join(f"{by_n[n][name][1]:,.1f}" for n in NS)
+        print(f"| {name} | {wall} | {cpu} | {peak / mib:.2f} MiB | {deep_size(messages) / mib:.2f} MiB / "
+              f"{json_len(messages) / mib:.2f} MiB |")
+    print()
+    for name in list(runs)[1:]:
+        for i, clock in enumerate(("wall", "CPU")):
+            ratios = [by_n[n][name][i] / by_n[n]["textbook"][i] for n in NS]
+            flat = by_n[1000][name][i] / by_n[10][name][i]
+            against = ", ".join(f"N={n} {r:.2f}x" for n, r in zip(NS, ratios, strict=True))
+            print(f"{name}, {clock}: vs textbook {against}"
+                  + f" (<= 3x: {verdict(max(ratios) <= 3)}); N=1000 / N=10 {flat:.2f}x (<= 1.5x: "
+                  f"{verdict(flat <= 1.5)})")
+        peak, messages = mem[name]
+        ratio = peak / deep_size(messages)
+        print(f"{name}: peak memory / conversation deep size at N=1000 {ratio:.2f}x (<= 3x: {verdict(ratio <= 3)})")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,195 @@
+"""`REPORT.md`: the charts embedded (relative paths) and, per task, what was measured and the verdict.
+
+Every sentence is computed from the folder's files; nothing in it is written by hand, so a new run
+gives a new report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .atomic import write_text_atomic
+from .criterion import EQUIVALENCE, MIN_INSTANCES, THRESHOLD, load_inputs, write_criterion
+
+NAME = "REPORT.md"
+CAPTIONS = {
+    "cost": ("Cost against success", "Mean cost per trial (USD, log scale) against success rate with its Wilson 95% "
+             "interval, one panel per task; ringed points joined by the dashed line are the Pareto front."),
+    "latency": ("Latency against success", "The same against the median latency per trial (seconds)."),
+    "steps": ("Steps per trial", "Model calls per trial, by pattern: a fixed workflow's count is a constant; the "
+              "agent's spread shows how unpredictable the task is."),
+    "context": ("The agent's growing context", "Prompt tokens (input + cache) of each model call against its "
+                "position in the run: the agent re-sends its whole history, a workflow's steps start fresh."),
+    "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade."),
+    "map": ("The criterion map", "Predictability (x) against the agent's success advantage over the best workflow "
+            "(y, 95% CI); point area = cost ratio. Shaded: where the chapter's rule expects a point."),
+    "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K."),
+}
+
+
+def _pct(x: float) -> str:
+    return "n/a" if pd.isna(x) else f"{x:.0%}"
+
+
+def _x(x: float) -> str:
+    return "unknown" if pd.isna(x) else f"{x:.2f}×"
+
+
+def model_paragraph(manifest: dict[str, Any], runs: pd.DataFrame) -> str:
+    model = str(manifest.get("model") or (runs["model"].iloc[0] if "model" in runs else "unknown"))
+    git = manifest.get("git") or {}
+    when = manifest.get("finished", "an unrecorded time")
+    commit = f" at commit `{str(git.get('commit'))[:10]}`{' (uncommitted changes)' if git.get('dirty') else ''}" \
+        if git.get("commit") else ""
+    text = (f"**Data.** Every number below was produced by the model `{model}` (seed {manifest.get('seed', '?')}): "
+            f"{runs['task'].nunique()} task(s), {runs['pattern'].nunique()} patterns, "
+            f"{manifest.get('instances', '?')} instances × {manifest.get('trials', '?')} trials each, "
+            f"{len(runs)} trials in all, finished {when}{commit}.")
+    if model.startswith("sim"):
+        text += (" `sim` is the embedded simulated model, a measuring instrument and not a language model: these "
+                 "figures measure the **mechanics** — how cost, latency and success respond to a task's shape and to "
+                 "a set per-decision error rate — **not the quality of any real model**. Re-run with "
+                 "`--model anthropic:<model-id>` to measure one.")
+    elif model.startswith("replay"):
+        text += " The replies were replayed from a recorded cassette (a real model's run, re-analysed offline)."
+    return text
+
+
+def task_paragraph(r: Any) -> str:
+    if not r.best_workflow or pd.isna(r.success_diff):
+        return f"### {r.task}\n\nNo comparison: {r.note}."
+    agree = {True: "the data **agree**", False: "the data **disagree**"}.get(
+        None if pd.isna(r.agrees) else bool(r.agrees), "an inconclusive verdict neither confirms nor refutes it")
+    fit = "unknown" if pd.isna(r.fit_share) else f"{r.fit_share:.0%}"
+    tools = r.workflow_graph_tools  # "" = the graph calls no tool (NaN: unknown)
+    why_not = (f"; `{r.best_workflow}`'s graph calls no tool at all, so no run that calls one can fit it"
+               if r.fit_share == 0 and isinstance(tools, str) and not tools else "")
+    return "\n".join([
+        f"### {r.task}", "",
+        f"Over {int(r.instances)} instances, the best workflow, `{r.best_workflow}`, succeeded in "
+        f"{_pct(r.workflow_success)} of its {int(r.workflow_runs)} trials (95% CI {_pct(r.workflow_ci_low)}–"
+        f"{_pct(r.workflow_ci_high)}); the agent in {_pct(r.agent_success)} of {int(r.agent_runs)} "
+        f"({_pct(r.agent_ci_low)}–{_pct(r.agent_ci_high)}). Agent minus workflow: {r.success_diff:+.2f} "
+        f"(paired bootstrap 95% CI {r.diff_ci_low:+.2f} to {r.diff_ci_high:+.2f}; the sample could detect a "
+        f"difference of about {r.mdd80:.2f} with 80% power). Per trial the workflow costs {_x(r.cost_ratio)} the "
+        f"agent, its median latency is {_x(r.latency_ratio)} the agent's, and it takes {_x(r.steps_ratio)} its "
+        f"steps. On the cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
+        "",
+        f"The agent's own traces measured predictability **{r.predictability:.2f}** (step-count CV "
+        f"{r.steps_cv:.2f}, path entropy {r.path_entropy:.2f}, {fit} of its runs fit `{r.best_workflow}`'s graph"
+        f"{why_not}).",
+        "",
+        f"**Verdict: {r.verdict}** — {r.note.split(':')[0]}. From predictability alone the chapter's rule predicts "
+        f"*{r.chapter_prediction or 'n/a'}*; {agree}.",
+    ])
+
+
+def method_section() -> str:
+    return "\n".join([
+        "## How the verdicts are reached", "",
+        "- **Predictability** = mean(1 − min(1, CV of the agent's step count), 1 − normalised entropy of the "
+        "agent's path shapes, share of agent runs whose tool-call rounds fit the best workflow's fixed graph), "
+        "each in [0, 1]. A path shape is the sequence of the agent's tool-call rounds, each the set of tools "
+        "called in one model reply; the entropy is divided by log(number of runs). 1 = one fixed path every time.",
+        "- **Best workflow** = the non-agent pattern with the highest success rate (then the lowest cost).",
+        "- **Success difference** = agent − best workflow, with a paired bootstrap 95% interval: instances are "
+        "resampled with replacement (2000 times, seeded), each instance's mean success per pattern.",
+        "- **Verdict**: `agent` if the interval's low end is above 0; `workflow` if its high end is below 0, or if "
+        "the agent is not significantly better and the workflow is cheaper; `either` if the interval's half-width "
+        f"is at most {EQUIVALENCE:.2f} (over at least {MIN_INSTANCES} instances) and the workflow is no cheaper; "
+        "`inconclusive` otherwise.",
+        f"- **The chapter's prediction**: `workflow` when predictability ≥ {THRESHOLD:g}, else `agent`; "
+        "`either` agrees with both, `inconclusive` with neither.",
+    ])
+
+
+def verdict_table(df: pd.DataFrame) -> str:
+    lines = ["| task | predictability | best workflow | workflow success | agent success | agent − workflow "
+             "[95% CI] | cost ratio | latency ratio | verdict | chapter predicts | agrees |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in df.itertuples():
+        agree = "—" if pd.isna(r.agrees) else ("yes" if r.agrees else "**no**")
+        diff = "—" if pd.isna(r.success_diff) else \
+            f"{r.success_diff:+.2f} [{r.diff_ci_low:+.2f}, {r.diff_ci_high:+.2f}]"
+        pred = "—" if pd.isna(r.predictability) else f"{r.predictability:.2f}"
+        lines.append(f"| {r.task} | {pred} | {r.best_workflow or '—'} | {_pct(r.workflow_success)} | "
+                     f"{_pct(r.agent_success)} | {diff} | {_x(r.cost_ratio)} | {_x(r.latency_ratio)} | "
+                     f"**{r.verdict}** | {r.chapter_prediction or '—'} | {agree} |")
+    return "\n".join(lines)
+
+
+def _agreement(value: Any) -> str:
+    if pd.isna(value):
+        return "no verdict to compare"
+    return "agrees" if str(value).lower() in ("true", "1") else "**disagrees**"
+
+
+def overall(df: pd.DataFrame) -> str:
+    """One sentence: how often the measured verdict agreed with the chapter's prediction."""
+    known = df["agrees"].dropna()
+    yes = int(known.astype(bool).sum())
+    missed = [r.task for r in df.itertuples() if not pd.isna(r.agrees) and not bool(r.agrees)]
+    text = (f"The measured verdict agrees with the chapter's prediction on {yes} of {len(known)} task(s) with a "
+            f"verdict to compare")
+    text += f"; it disagrees on {', '.join(missed)}." if missed else "."
+    if len(known) < len(df):
+        text += f" {len(df) - len(known)} task(s) were inconclusive."
+    return text
+
+
+def sweep_section(sweep: pd.DataFrame) -> str:
+    from .sweep import flips_of
+
+    param = sweep["param"].iloc[0]
+    lines = ["## The sweep", "", f"One task moved along `{param}`: one criterion row per setting (`sweep.csv`), "
+             "plotted as diamonds on the criterion map.", ""]
+    lines += [f"- `{param}={r.value}`: predictability {r.predictability:.2f}, agent − `{r.best_workflow}` "
+              f"{r.success_diff:+.2f} [{r.diff_ci_low:+.2f}, {r.diff_ci_high:+.2f}], cost ratio {_x(r.cost_ratio)}: "
+              f"**{r.verdict}**; the chapter's rule predicts *{r.chapter_prediction}* ({_agreement(r.agrees)})"
+              for r in sweep.itertuples()]
+    flips = flips_of(sweep)
+    if flips:
+        lines += ["", "; ".join(f"The verdict flips from {a} to {b} between `{param}={x}` and `{param}={y}`"
+                                for x, y, a, b in flips) + "."]
+    else:
+        lines += ["", f"The verdict is {sweep['verdict'].iloc[0]} at every setting."]
+    return "\n".join([*lines, ""])
+
+
+def find_sweep(out: Path) -> pd.DataFrame | None:
+    for path in (out / "sweep.csv", out / "sweep" / "sweep.csv"):
+        if path.exists():
+            df = pd.read_csv(path, dtype={"value": str})
+            return df if not df.empty else None
+    return None
+
+
+def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None) -> list[Path]:
+    """criterion.csv, every chart and REPORT.md, written into the folder; returns the files written."""
+    from .charts import draw_all
+
+    out = Path(out_dir)
+    runs, events, manifest = load_inputs(out)
+    df = write_criterion(out, criterion)
+    sweep = find_sweep(out)
+    charts = draw_all(out, runs, events, df, manifest, sweep)
+    parts = ["# Workflow or agent? — benchmark report", "", model_paragraph(manifest, runs), "",
+             "## Verdicts", "", verdict_table(df), "", overall(df), "", method_section(), "", "## Per task", ""]
+    parts += [task_paragraph(r) + "\n" for r in df.itertuples()]
+    if sweep is not None:
+        parts.append(sweep_section(sweep))
+    parts += ["## Charts", ""]
+    for key, path in charts.items():
+        if key.startswith("graph:"):
+            task = key.split(":", 1)[1]
+            title, caption = (f"Fixed graph vs walked graph: {task}", "Left: the best workflow's graph, drawn "
+                              "before any run. Right: the union of the agent's walks (edge width = how often).")
+        else:
+            title, caption = CAPTIONS[key]
+        parts += [f"### {title}", "", caption, "", f"![{title}]({path.name})", ""]
+    report = out / NAME
+    write_text_atomic(report, "\n".join(parts))
+    return [out / "criterion.csv", *charts.values(), report]
