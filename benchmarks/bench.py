@@ -145,7 +145,7 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
 
         workers = workers_for(config, len(todo), model_given=not owns_model)
         try:
-            if workers > 1 or config.executor != "local":
+            if todo and (workers > 1 or config.executor != "local"):
                 await run_sharded(config, todo, workers, record)
             else:
                 await run_specs(todo, model, policies, config, config.concurrency, config.max_in_flight, record)
