@@ -84,6 +84,7 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
                 _append_assistant(messages, _without_tool_use(content))
                 raise StopRun(Terminal.REFUSAL, "the model refused (stop_reason refusal)")
             case _ if uses:  # tool_use; also a tool_use block under another stop_reason: it still needs a result
+                parts.clear()  # text cut before a tool round was commentary on the way, not the answer
                 results = await run.call_tools(tools, uses)
                 _append_assistant(messages, content)
                 messages.append({"role": "user", "content": results})

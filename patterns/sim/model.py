@@ -31,6 +31,7 @@ import hashlib
 import random
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import anthropic
@@ -38,7 +39,7 @@ from anthropic.types import Message
 
 from ..clock import REAL_CLOCK, Clock, VirtualClock
 from ..conversation import GrowingConversations
-from . import faults
+from . import continuation, faults
 from .generic import GenericPolicy
 from .knobs import KNOBS, check_knobs, fault_probabilities, parse_knobs
 from .latency import REJECT_S, Latency
@@ -133,16 +134,27 @@ class SimModel:
         digest = self._digest(call)
         if inject_faults:
             await self._maybe_fault(digest)
-        n = self._next(self._answers, digest)
+        plain = [self.tokens.entry(m).plain for m in call.messages]
+        cut = continuation.split(plain)
+        said = cut[1] if cut else None
+        if cut is not None:  # answer the request that was cut, from the same draw, and go on from the cut
+            plain = plain[: cut[0]]
+            digest = self._digest(replace(call, messages=call.messages[: cut[0]]))
+            n = max(0, self._answers.get(digest, 1) - 1)
+        else:
+            n = self._next(self._answers, digest)
         rng = self._rng("policy", digest, n)
         request = Request(
-            system=call.system, messages=[self.tokens.entry(m).plain for m in call.messages],
+            system=call.system, messages=plain,
             tools=[self.tokens.entry(t).plain for t in call.offered_tools], max_tokens=call.max_tokens,
             stop_sequences=call.stop_sequences)
         decide = Decider(rng, self.error_rate)
         reply = self.policy.respond(request, decide)
         ids = self._hex("ids", digest, n)
         blocks = self._blocks(reply.content, ids)
+        if said is not None:
+            rest = continuation.remainder(blocks, said)
+            blocks = blocks if rest is None else rest
         shaped = shape(blocks, stop_sequences=call.stop_sequences, max_tokens=call.max_tokens,
                        window_left=self.context_window - input_tokens)
         stop_reason = shaped.stop_reason or reply.stop_reason

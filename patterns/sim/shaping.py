@@ -8,10 +8,9 @@
   text or thinking block that does not fit is cut to the tokens left (4 characters a token);
   later blocks are dropped; `stop_reason` is "max_tokens" ("model_context_window_exceeded" when
   the window, not max_tokens, was the tighter limit) and output_tokens equal the limit.
-- **a tool_use that does not fit** is cut inside its input JSON, which cannot be returned as a
-  valid block: if content precedes it, it is dropped; if it is the ONLY content, it is
-  returned as the API returns an unfinished one, with its id and name and an empty `input`,
-  under stop_reason "max_tokens". Either way the caller must not run it: the right
+- **a tool_use that does not fit** is cut inside its input JSON: it is returned as the API
+  returns an unfinished one, after whatever content preceded it, with its id and name and an
+  empty `input`, under stop_reason "max_tokens". The caller must not run it: the right
   recovery is to retry with a higher max_tokens.
 Stop sequences are applied first: generation ends at whichever limit comes first in the output.
 """
@@ -66,7 +65,7 @@ def apply_limit(blocks: list[dict[str, Any]], limit: int) -> tuple[list[dict[str
             text = str(block.get(field, ""))[: budget * CHARS_PER_TOKEN]
             if text:
                 kept.append({**block, field: text})
-        elif block.get("type") == "tool_use" and not kept:
+        elif block.get("type") == "tool_use":
             kept.append({**block, "input": {}})  # unfinished: its input JSON never closed
         return kept, True
     return kept, False

@@ -1,0 +1,83 @@
+"""The notebooks: committed small and without outputs, one parameters cell at the top, and each runs top to
+bottom on the simulator (nbclient, this interpreter's ipykernel, working directory notebooks/) in under a minute."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+
+import pytest
+
+from .conftest import ROOT
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NOTEBOOKS = ROOT / "notebooks"
+NAMES = ["01_loop_anatomy.ipynb", "02_workflow_vs_agent.ipynb", "03_selection_criterion.ipynb"]
+PARAMETERS = ("MODEL", "INSTANCES", "TRIALS", "SEED", "USE_COMMITTED_RESULTS")
+MAX_BYTES = 40_000  # text only: a notebook committed with its charts embedded would be megabytes
+MAX_CODE_LINES = 30  # an article with short code cells, not a code dump
+MAX_SECONDS = 60
+
+
+def read(name: str):
+    return nbformat.read(NOTEBOOKS / name, as_version=4)
+
+
+def code_cells(nb) -> list:
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def test_the_three_notebooks_are_there() -> None:
+    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_small_and_without_outputs(name: str) -> None:
+    assert (NOTEBOOKS / name).stat().st_size < MAX_BYTES
+    nb = read(name)
+    nbformat.validate(nb)
+    for cell in code_cells(nb):
+        assert cell.outputs == [], f"{name}: a cell was committed with its outputs"
+        assert cell.execution_count is None, f"{name}: a cell was committed with an execution count"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_parameters_cell_at_the_top(name: str) -> None:
+    nb = read(name)
+    code = code_cells(nb)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert tagged == [code[0]], "exactly one cell tagged `parameters`, the first code cell"
+    for param in PARAMETERS:
+        assert re.search(rf"^{param} = ", code[0].source, re.M), f"{name}: the parameters cell lacks {param}"
+        for cell in code[1:]:
+            assert not re.search(rf"^{param} = ", cell.source, re.M), f"{name}: {param} is set again later"
+    assert re.search(r"^USE_COMMITTED_RESULTS = False\b", code[0].source, re.M)
+    assert re.search(r'^MODEL = "sim', code[0].source, re.M), "the default model is the simulator"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reads_as_an_article(name: str) -> None:
+    nb = read(name)
+    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
+    assert sum(c.cell_type == "markdown" for c in nb.cells) >= len(code_cells(nb)) // 2
+    for cell in code_cells(nb):
+        assert len(cell.source.splitlines()) <= MAX_CODE_LINES, f"{name}: a code cell is long:\n{cell.source}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_runs_top_to_bottom_on_sim(name: str) -> None:
+    nb = read(name)
+    nb.cells.append(nbformat.v4.new_code_cell("import sys\nprint(sys.prefix)"))  # which Python ran it
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=MAX_SECONDS,
+                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+    start = time.perf_counter()
+    client.execute()  # a cell that raises fails the test (CellExecutionError names the cell)
+    elapsed = time.perf_counter() - start
+    assert elapsed < MAX_SECONDS, f"{name} took {elapsed:.1f} s"
+    prefix = "".join(o.get("text", "") for o in nb.cells[-1].outputs).strip()
+    assert prefix == sys.prefix, f"the kernel ran {prefix}, not this environment's Python ({sys.prefix})"
+    for cell in code_cells(nb)[:-1]:
+        assert not [o for o in cell.outputs if o.output_type == "error"]
