@@ -17,6 +17,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: the command line never needs a window (a notebook keeps its backend)
     from benchmarks.report import write_report
 
     from .criterion import load_or_fail
