@@ -74,7 +74,8 @@ class Run:
         self.abort = abort or Abort()
         self.hooks = hooks or Hooks()
         self.retry = retry or RetryPolicy()
-        self.rng = random.Random(seed)  # retry jitter: seeded, so a simulated run replays exactly
+        self.seed = seed
+        self._rng: random.Random | None = None  # built on the first retry: seeding one costs more than a step
         self.clock: Clock = clock_of(model)
         self.price_id: str | None = getattr(model, "price_id", None)
         self.t0 = self.clock.now()
@@ -87,6 +88,13 @@ class Run:
         self.tool_calls = 0
         self.errors: list[ErrorInfo] = []
         self.extra: dict[str, Any] = {}
+
+    @property
+    def rng(self) -> random.Random:
+        """Retry jitter: seeded, so a simulated run replays exactly."""
+        if self._rng is None:
+            self._rng = random.Random(self.seed)
+        return self._rng
 
     def elapsed(self) -> float:
         return self.clock.now() - self.t0
@@ -156,8 +164,9 @@ class Run:
         price = cost_usd(self.price_id or message.model, usage)
         self.usage = self.usage + usage
         self.cost = None if price is None or self.cost is None else self.cost + price
-        self.record(Kind.MODEL_CALL, start, name=name, model=message.model, usage=usage, cost_usd=price,
-                    stop_reason=message.stop_reason, position=self.steps)
+        # `record` without its **fields: this runs on every model call, as the one below on every tool call
+        self.events.append(Event(Kind.MODEL_CALL, start, self.elapsed(), name=name, model=message.model, usage=usage,
+                                 cost_usd=price, stop_reason=message.stop_reason, position=self.steps))
         self.steps += 1
 
     async def call_tool(self, tools: ToolSet, block: Any, name: str = "") -> dict[str, Any]:
@@ -172,9 +181,9 @@ class Run:
         else:
             outcome = await tools.execute(tool_name, tool_input)
         self.tool_calls += 1
-        self.record(Kind.TOOL_CALL, start, name=name or tool_name, tool_name=tool_name, tool_use_id=tool_id,
-                    is_error=outcome.is_error, error_type=outcome.error_type,
-                    error=outcome.content[:300] if outcome.is_error else None)
+        self.events.append(Event(Kind.TOOL_CALL, start, self.elapsed(), name=name or tool_name, tool_name=tool_name,
+                                 tool_use_id=tool_id, is_error=outcome.is_error, error_type=outcome.error_type,
+                                 error=outcome.content[:300] if outcome.is_error else None))
         return outcome.block(tool_id)
 
     async def call_tools(self, tools: ToolSet, blocks: Sequence[Any], name: str = "") -> list[dict[str, Any]]:

@@ -149,13 +149,13 @@ def _compile(schema: dict[str, Any]) -> Check:
         enum = schema["enum"]
         checks.append(lambda v: v in enum)
     kind = schema.get("type")
-    if kind:
+    if kind == "object":  # its predicate checks the type first (a tool's input schema: one call, not three)
+        checks.append(_compile_object(schema))
+    elif kind:
         checks.append(_JSON_TYPES[kind])
     if kind == "array" and "items" in schema:
         item = _compile(schema["items"])
         checks.append(lambda v: all(item(i) for i in v))
-    if kind == "object":
-        checks.append(_compile_object(schema))
     return _both(checks)
 
 
@@ -176,7 +176,9 @@ def _compile_object(schema: dict[str, Any]) -> Check:
     other: Check | None = _compile(extra) if isinstance(extra, dict) else None
     closed = extra is False
 
-    def fits(value: dict[str, Any]) -> bool:
+    def fits(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
         for name in required:
             if name not in value:
                 return False

@@ -14,7 +14,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .redact import redact
 from .schema import Check, checker, function_schema, validate
@@ -52,11 +52,20 @@ def tool(
     return build(fn) if fn is not None else build
 
 
-@dataclass(frozen=True, slots=True)
-class ToolOutcome:
+class ToolOutcome(NamedTuple):
+    """What one tool call returns; immutable and cheap to build (one per tool call), like `Event`."""
+
     content: str
     is_error: bool = False
     error_type: str | None = None
+
+    def __eq__(self, other: object) -> bool:  # as a dataclass's: never equal to a plain tuple
+        return type(other) is ToolOutcome and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
 
     def block(self, tool_use_id: str) -> dict[str, Any]:
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": self.content}

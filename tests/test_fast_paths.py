@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import random
 from typing import Any
 
 import pytest
@@ -10,10 +12,11 @@ from anthropic.types import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from patterns import Event, Kind, Run, ScriptedModel, Usage
 from patterns.blocks import block_params
 from patterns.conversation import GrowingConversations, validate_conversation
 from patterns.schema import checker, validate
-from patterns.tools import _as_text
+from patterns.tools import ToolOutcome, _as_text
 
 CONTENT: list[dict[str, Any]] = [
     {"type": "text", "text": "hi"},
@@ -122,3 +125,38 @@ def test_a_long_agent_conversation_is_checked_in_linear_time() -> None:
     duplicate = [*messages, {"role": "assistant", "content": [{"type": "tool_use", "id": "t7", "name": "f",
                                                                "input": {}}]}]
     assert checker_.problems(duplicate) == validate_conversation(duplicate) != []
+
+
+def _as_frozen_dataclass(cls: type) -> type:
+    """What `cls` (a NamedTuple) was before: a frozen slotted dataclass with the same fields and defaults."""
+    fields = [(name, Any, dataclasses.field(default=cls._field_defaults[name]))
+              if name in cls._field_defaults else (name, Any) for name in cls._fields]
+    return dataclasses.make_dataclass(cls.__name__, fields, frozen=True, slots=True)
+
+
+@pytest.mark.parametrize(("cls", "args", "other"), [
+    (Event, (Kind.TOOL_CALL, 1.0, 2.5), {"tool_name": "add", "is_error": True, "detail": "d"}),
+    (Event, (Kind.MODEL_CALL, 0.0, 0.1), {"usage": Usage(1, 2), "cost_usd": 0.5, "position": 0}),
+    (ToolOutcome, ("42",), {"is_error": True, "error_type": "X"}),
+])
+def test_value_types_behave_as_the_frozen_dataclasses_they_were(cls: Any, args: tuple[Any, ...],
+                                                               other: dict[str, Any]) -> None:
+    """Event and ToolOutcome are named tuples (cheaper to build, two or three per step); they keep a frozen
+    dataclass's defaults, repr, equality (only with their own type, never with a plain tuple), hash and
+    immutability."""
+    before = _as_frozen_dataclass(cls)
+    for kwargs in ({}, other):
+        new, old = cls(*args, **kwargs), before(*args, **kwargs)
+        assert repr(new) == repr(old)
+        assert hash(new) == hash(old) and new == cls(*args, **kwargs) and not new != cls(*args, **kwargs)
+        assert new != tuple(new) and tuple(new) != new and not new == tuple(new) and new != old
+        assert [getattr(new, f) for f in cls._fields] == [getattr(old, f.name) for f in dataclasses.fields(old)]
+        with pytest.raises(AttributeError):
+            new.is_error = True
+    assert cls(*args) != cls(*args, **other)
+
+
+def test_the_retry_rng_is_seeded_when_first_used() -> None:
+    expected = random.Random(7)
+    run = Run(ScriptedModel([]), seed=7)
+    assert [run.rng.random() for _ in range(3)] == [expected.random() for _ in range(3)]
