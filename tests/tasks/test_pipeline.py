@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,8 +13,10 @@ from benchmarks.tasks.pipeline import Pipeline, format_problems
 from benchmarks.tasks.pipeline_policy import PipelinePolicy
 from benchmarks.tasks.registry import load_task
 from patterns.result import Result, Terminal
-from patterns.sim import Decider, Reply, Request, SimModel
+from patterns.sim import SimModel
 from patterns.workflows import LLM, Chain, Gate, run_workflow
+
+from .forcing import ForcedPolicy, within
 
 WORK = Path(".")
 
@@ -25,36 +26,6 @@ def run(family: Pipeline, spec_or_pattern: Any, instance: Instance, model: Any) 
     spec = family.design(spec_or_pattern, env) if isinstance(spec_or_pattern, str) else spec_or_pattern
     result = run_workflow(spec, model, instance.prompt)
     return result, family.grade(instance, env, result.output)
-
-
-def within(successes: int, n: int, p: float) -> bool:
-    return abs(successes - n * p) <= 4 * math.sqrt(n * p * (1 - p))
-
-
-class Forced(Decider):
-    """A Decider whose decisions number `wrong` (counted over the whole run) are wrong."""
-
-    def __init__(self, inner: Decider, policy: ForcedPolicy) -> None:
-        super().__init__(inner.rng, inner.error_rate)
-        self.policy = policy
-
-    def correct(self) -> bool:
-        index, self.policy.count = self.policy.count, self.policy.count + 1
-        self.decisions += 1
-        return index not in self.policy.wrong
-
-
-class ForcedPolicy:
-    def __init__(self, inner: Any, wrong: set[int]) -> None:
-        self.inner, self.wrong, self.count = inner, wrong, 0
-        self.seen: list[Request] = []
-
-    def accepts(self, request: Request) -> bool:
-        return self.inner.accepts(request)
-
-    def respond(self, request: Request, decide: Decider) -> Reply:
-        self.seen.append(request)
-        return self.inner.respond(request, Forced(decide, self))
 
 
 @pytest.fixture(scope="module")
