@@ -164,3 +164,12 @@ def test_a_cassette_that_does_not_match_the_sweep_is_refused(tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("wva: error: the replay cassette does not match") and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_load_results_is_on_the_package(tmp_path: Path) -> None:
+    import benchmarks
+
+    bench(tmp_path, instances=1, trials=1)
+    tables = benchmarks.load_results(tmp_path)
+    assert {"runs", "events", "summary", "criterion", "manifest"} <= set(tables)
+    assert len(tables["runs"]) == 7
