@@ -32,14 +32,6 @@ from .sdk_harness import (
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No real key or base URL from the developer's shell can reach the SDK."""
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
-
 # --- one end-to-end run per workflow pattern --------------------------------------------------------
 
 
