@@ -70,8 +70,7 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
                 raise
             messages[:] = _compacted(run, messages)
             continue
-        content = _sendable(reply.content)
-        uses = [block for block in reply.content if block.type == "tool_use"]
+        content, uses = _sendable(reply.content)
         match reply.stop_reason:
             case "max_tokens" if uses:
                 max_tokens = _escalated(run, max_tokens, required=True)  # never run a cut tool_use
@@ -119,20 +118,24 @@ def _with_output(result: Result, output: str) -> Result:
     return replace(result, output=output)
 
 
-def _sendable(blocks: list[Any]) -> list[dict[str, Any]]:
-    """The reply's blocks as params the API accepts back: no empty text, tool_use input always an object.
+def _sendable(blocks: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The reply's blocks as params the API accepts back (no empty text, tool_use input always an
+    object), and its tool_use blocks: one pass, as it runs on every turn.
 
     A non-object input (a malformed reply) is replaced by {} in the history; its tool_result already
     tells the model the input was invalid."""
-    out = []
+    out, uses = [], []
     for b in blocks:
-        if b.type == "text" and not b.text:
-            continue
-        if b.type == "tool_use" and not isinstance(b.input, dict):
-            out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": {}})
+        kind = b.type
+        if kind == "tool_use":
+            uses.append(b)
+            if not isinstance(b.input, dict):
+                out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": {}})
+                continue
+        elif kind == "text" and not b.text:
             continue
         out.append(block_params(b))
-    return out
+    return out, uses
 
 
 def _without_tool_use(content: list[dict[str, Any]]) -> list[dict[str, Any]]:

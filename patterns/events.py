@@ -92,3 +92,22 @@ class Event(NamedTuple):
         if self.detail:
             d["detail"] = self.detail
         return d
+
+
+# The two events of every agent step, built positionally: a named tuple's keyword-argument `__new__`
+# costs more than the rest of recording the event. The field order is Event's (a test holds them equal).
+_new = tuple.__new__
+
+
+def model_call_event(start: float, end: float, name: str, model: str | None, usage: Usage, cost_usd: float | None,
+                     stop_reason: str | None, position: int) -> Event:
+    """`Event(Kind.MODEL_CALL, start, end, name=..., model=..., usage=..., ...)`."""
+    return _new(Event, (Kind.MODEL_CALL, start, end, name, model, usage, cost_usd, stop_reason, position,
+                        None, None, False, None, None, None, ""))
+
+
+def tool_call_event(start: float, end: float, name: str, tool_name: str, tool_use_id: str, is_error: bool,
+                    error_type: str | None, error: str | None) -> Event:
+    """`Event(Kind.TOOL_CALL, start, end, name=..., tool_name=..., tool_use_id=..., ...)`."""
+    return _new(Event, (Kind.TOOL_CALL, start, end, name, None, None, None, None, None,
+                        tool_name, tool_use_id, is_error, error_type, error, None, ""))

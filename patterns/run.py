@@ -16,7 +16,7 @@ import anthropic
 from anthropic.types import Message
 
 from .clock import Clock, clock_of, gather_timed
-from .events import Event, Kind
+from .events import Event, Kind, model_call_event, tool_call_event
 from .hooks import Hooks, call_hook
 from .limits import Abort, Limits
 from .pricing import cost_usd
@@ -71,6 +71,8 @@ class Run:
         self.model = model
         self.pattern = pattern
         self.limits = limits or Limits()
+        lim = self.limits  # read once: `check` runs before every model call, and most runs set no budget
+        self._budgeted = not (lim.token_budget is None and lim.cost_budget_usd is None and lim.time_budget_s is None)
         self.abort = abort or Abort()
         self.hooks = hooks or Hooks()
         self.retry = retry or RetryPolicy()
@@ -78,7 +80,8 @@ class Run:
         self._rng: random.Random | None = None  # built on the first retry: seeding one costs more than a step
         self.clock: Clock = clock_of(model)
         self.price_id: str | None = getattr(model, "price_id", None)
-        self.t0 = self.clock.now()
+        self._now = self.clock.now  # bound once: read four times per agent step
+        self.t0 = self._now()
         self.events: list[Event] = []
         self.usage = Usage()
         self.cost: float | None = 0.0
@@ -97,7 +100,7 @@ class Run:
         return self._rng
 
     def elapsed(self) -> float:
-        return self.clock.now() - self.t0
+        return self._now() - self.t0
 
     def record(self, kind: Kind, start: float, **fields: Any) -> Event:
         event = Event(kind, start, self.elapsed(), **fields)
@@ -111,6 +114,8 @@ class Run:
             raise StopRun(Terminal.ABORTED, self.abort.reason or "aborted")
         if lim.max_steps is not None and self.steps + self.in_flight >= lim.max_steps:
             raise StopRun(Terminal.MAX_STEPS, f"max_steps={lim.max_steps} model calls made")
+        if not self._budgeted:
+            return
         if lim.token_budget is not None and self.usage.total_tokens >= lim.token_budget:
             raise StopRun(Terminal.BUDGET, f"token_budget={lim.token_budget} reached ({self.usage.total_tokens})")
         if lim.cost_budget_usd is not None and self.cost is not None and self.cost >= lim.cost_budget_usd:
@@ -131,47 +136,56 @@ class Run:
             await call_hook(self.hooks.before_model, params)
         self.in_flight += 1
         try:
-            return await self._sample(name, params)
-        finally:
-            self.in_flight -= 1
-
-    async def _sample(self, name: str, params: dict[str, Any]) -> Message:
-        policy = self.retry
-        for attempt in range(policy.max_retries + 1):
             start = self.elapsed()
+            failed: anthropic.APIError | None = None
             try:
                 message = await self.model.create(**params)
             except anthropic.APIError as exc:
-                if attempt < policy.max_retries and policy.is_retryable(exc):
-                    wait = policy.delay_s(attempt, exc, self.rng)
-                    self.record(Kind.RETRY, start, name=name, error_type=type(exc).__name__,
-                                error=redact(str(exc))[:500], attempt=attempt + 1, detail=f"wait {wait:.3f}s")
-                    await self.clock.sleep(wait)
-                    if self.abort.is_set:
-                        raise StopRun(Terminal.ABORTED, self.abort.reason or "aborted") from None
-                    continue
-                self.record(Kind.ERROR, start, name=name, error_type=type(exc).__name__,
-                            error=redact(str(exc))[:500], attempt=attempt + 1)
-                raise
-            self._account(message, start, name)
+                failed = exc
+            if failed is not None:  # retried outside the except block: a later failure is not chained to this one
+                message = await self._retried(name, params, failed, start)
+            usage = Usage.from_api(message.usage)
+            price = cost_usd(self.price_id or message.model, usage)
+            self.usage = self.usage + usage
+            self.cost = None if price is None or self.cost is None else self.cost + price
+            self.events.append(model_call_event(start, self.elapsed(), name, message.model, usage, price,
+                                                message.stop_reason, self.steps))
+            self.steps += 1
             if self.hooks.after_step is not None:
                 await call_hook(self.hooks.after_step, message)
             return message
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        finally:
+            self.in_flight -= 1
 
-    def _account(self, message: Message, start: float, name: str) -> None:
-        usage = Usage.from_api(message.usage)
-        price = cost_usd(self.price_id or message.model, usage)
-        self.usage = self.usage + usage
-        self.cost = None if price is None or self.cost is None else self.cost + price
-        # `record` without its **fields: this runs on every model call, as the one below on every tool call
-        self.events.append(Event(Kind.MODEL_CALL, start, self.elapsed(), name=name, model=message.model, usage=usage,
-                                 cost_usd=price, stop_reason=message.stop_reason, position=self.steps))
-        self.steps += 1
+    async def _retried(self, name: str, params: dict[str, Any], exc: anthropic.APIError, start: float) -> Message:
+        """After a failed first attempt: retry while the policy allows, or record the error and re-raise it.
+
+        (Kept out of `sample`, so that the call that succeeds at once, nearly every call, pays for no loop.)"""
+        policy = self.retry
+        for attempt in range(1, policy.max_retries + 2):
+            if attempt > policy.max_retries or not policy.is_retryable(exc):
+                self.record(Kind.ERROR, start, name=name, error_type=type(exc).__name__,
+                            error=redact(str(exc))[:500], attempt=attempt)
+                raise exc
+            wait = policy.delay_s(attempt - 1, exc, self.rng)
+            self.record(Kind.RETRY, start, name=name, error_type=type(exc).__name__,
+                        error=redact(str(exc))[:500], attempt=attempt, detail=f"wait {wait:.3f}s")
+            await self.clock.sleep(wait)
+            if self.abort.is_set:
+                raise StopRun(Terminal.ABORTED, self.abort.reason or "aborted") from None
+            start = self.elapsed()
+            try:
+                return await self.model.create(**params)
+            except anthropic.APIError as failed:
+                exc = failed
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def call_tool(self, tools: ToolSet, block: Any, name: str = "") -> dict[str, Any]:
         """Execute one tool_use block (object or dict) into its tool_result block."""
-        tool_name, tool_id, tool_input = _tool_use_fields(block)
+        if isinstance(block, dict):
+            tool_name, tool_id, tool_input = str(block.get("name", "")), str(block.get("id", "")), block.get("input")
+        else:
+            tool_name, tool_id, tool_input = block.name, block.id, block.input
         start = self.elapsed()
         denied = None if self.hooks.before_tool is None else await call_hook(self.hooks.before_tool, tool_name,
                                                                               tool_input)
@@ -181,9 +195,9 @@ class Run:
         else:
             outcome = await tools.execute(tool_name, tool_input)
         self.tool_calls += 1
-        self.events.append(Event(Kind.TOOL_CALL, start, self.elapsed(), name=name or tool_name, tool_name=tool_name,
-                                 tool_use_id=tool_id, is_error=outcome.is_error, error_type=outcome.error_type,
-                                 error=outcome.content[:300] if outcome.is_error else None))
+        self.events.append(tool_call_event(start, self.elapsed(), name or tool_name, tool_name, tool_id,
+                                           outcome.is_error, outcome.error_type,
+                                           outcome.content[:300] if outcome.is_error else None))
         return outcome.block(tool_id)
 
     async def call_tools(self, tools: ToolSet, blocks: Sequence[Any], name: str = "") -> list[dict[str, Any]]:
@@ -223,9 +237,3 @@ class Run:
             detail = f"{info.kind}: {info.message}"
             self.errors.append(info)
         return self.result(terminal, output, messages() if messages else [], detail)
-
-
-def _tool_use_fields(block: Any) -> tuple[str, str, Any]:
-    if isinstance(block, dict):
-        return str(block.get("name", "")), str(block.get("id", "")), block.get("input")
-    return block.name, block.id, block.input

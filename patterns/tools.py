@@ -12,8 +12,9 @@ import contextvars
 import functools
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from .redact import redact
@@ -98,17 +99,21 @@ class ToolSet:
     """The tools offered to a model, by name."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
-        self.tools: dict[str, Tool] = {}
+        by_name: dict[str, Tool] = {}
         for t in tools:
             if not isinstance(t, Tool):
                 raise TypeError(f"ToolSet takes Tool objects (use @tool), got {t!r}")
-            if t.name in self.tools:
+            if t.name in by_name:
                 raise ValueError(f"two tools are named {t.name!r}")
-            self.tools[t.name] = t
+            by_name[t.name] = t
+        # Read-only, so that what is read once below can never go stale (a new ToolSet is cheap).
+        self.tools: Mapping[str, Tool] = MappingProxyType(by_name)
         self.params: list[dict[str, Any]] = [t.param for t in self.tools.values()]
         # Read once, here (a tool and its schema are frozen once offered): the hot path of every tool call.
         self._fits: dict[str, Check] = {name: checker(t.input_schema) for name, t in self.tools.items()}
         self._is_async: dict[str, bool] = {name: inspect.iscoroutinefunction(t.fn) for name, t in self.tools.items()}
+        self._inline: dict[str, Callable[..., Any]] = {  # sync tools without a timeout: called right here
+            name: t.fn for name, t in self.tools.items() if t.timeout_s is None and not self._is_async[name]}
 
     def __len__(self) -> int:
         return len(self.tools)
@@ -126,17 +131,27 @@ class ToolSet:
                 f"Error: tool input must be a JSON object, got {type(tool_input).__name__}.", True, "InvalidInput"
             )
         fits = self._fits.get(name)
-        problems = [] if fits is not None and fits(tool_input) else validate(tool_input, t.input_schema)
-        if problems:
-            return ToolOutcome("Error: invalid input: " + "; ".join(problems[:5]), True, "InvalidInput")
+        if fits is None or not fits(tool_input):  # the words come from validate, which a fitting input never needs
+            problems = validate(tool_input, t.input_schema)
+            if problems:
+                return ToolOutcome("Error: invalid input: " + "; ".join(problems[:5]), True, "InvalidInput")
+        inline = self._inline.get(name)
         try:
-            value = await _call(t, tool_input, self._is_async.get(name))
+            if inline is not None:  # no coroutine for the plain call
+                value = inline(**tool_input)
+                if type(value) not in _PLAIN and inspect.isawaitable(value):
+                    value = await _await(value)
+            else:
+                value = await _call(t, tool_input, self._is_async.get(name))
         except Exception as exc:  # a tool's failure is the model's information, not the run's crash
             if isinstance(exc, TimeoutError) and t.timeout_s is not None:
                 return ToolOutcome(f"Error: tool {name!r} timed out after {t.timeout_s:g} s.", True, "ToolTimeout")
             # redacted: the message goes to the model, the trace and the results (a key in it must not)
             return ToolOutcome(redact(f"Error: {type(exc).__name__}: {exc}")[:2000], True, type(exc).__name__)
-        return ToolOutcome(_as_text(value))
+        return _new(ToolOutcome, (_as_text(value), False, None))
+
+
+_new = tuple.__new__  # a named tuple from all its fields, without its keyword-argument __new__ (one per call)
 
 
 async def _call(t: Tool, tool_input: dict[str, Any], is_async: bool | None = None) -> Any:

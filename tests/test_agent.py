@@ -14,6 +14,7 @@ from patterns import (
     Kind,
     Limits,
     RetryPolicy,
+    Run,
     ScriptedModel,
     Terminal,
     ToolSet,
@@ -294,6 +295,19 @@ def test_retries_exhausted_is_an_error_with_partial_usage() -> None:
     assert res.terminal is Terminal.ERROR and res.errors[0].kind == "RateLimitError"
     assert res.usage.input_tokens == 11 and res.steps == 1
     assert [e.kind for e in res.events].count(Kind.RETRY) == 3
+
+
+def test_every_attempt_is_recorded_with_its_number_and_the_last_error_is_raised_unchained() -> None:
+    """Attempts 1..max_retries are retry events, the last an error event; the raised error is the last
+    one, not chained to the earlier failures (each attempt failed on its own)."""
+    errors = [api_error(429, "first"), api_error(529, "second"), api_error(500, "third")]
+    run = Run(ScriptedModel(errors), retry=RetryPolicy(max_retries=2, base_delay_s=0.0))
+    with pytest.raises(anthropic.InternalServerError) as raised:
+        asyncio.run(run.sample(messages=[{"role": "user", "content": "hi"}]))
+    assert raised.value is errors[2] and raised.value.__context__ is None
+    assert [(e.kind, e.attempt, e.error_type) for e in run.events] == [
+        (Kind.RETRY, 1, "RateLimitError"), (Kind.RETRY, 2, "OverloadedError"), (Kind.ERROR, 3, "InternalServerError")]
+    assert run.steps == 0 and run.in_flight == 0
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404])

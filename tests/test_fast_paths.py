@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from patterns import Event, Kind, Run, ScriptedModel, Usage
 from patterns.blocks import block_params
 from patterns.conversation import GrowingConversations, validate_conversation
+from patterns.events import model_call_event, tool_call_event
 from patterns.schema import checker, validate
 from patterns.tools import ToolOutcome, _as_text
 
@@ -25,6 +26,8 @@ CONTENT: list[dict[str, Any]] = [
                                                  "document_title": None, "start_char_index": 0, "end_char_index": 1}]},
     {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": [1, {"b": 2.5}], "c": None, "d": True}},
     {"type": "tool_use", "id": "t2", "name": "f", "input": {}, "caller": {"type": "direct"}},
+    {"type": "tool_use", "id": "t3", "name": "f", "input": {"a": 1, "b": "x", "c": None, "d": 2.5, "e": False}},
+    {"type": "tool_use", "id": "t4", "name": "f", "input": {}},
     {"type": "thinking", "thinking": "hmm", "signature": "s"},
     {"type": "redacted_thinking", "data": "xx"},
     {"type": "text", "text": "an extra field the SDK does not know", "zzz": {"q": 1}},
@@ -138,6 +141,7 @@ def _as_frozen_dataclass(cls: type) -> type:
     (Event, (Kind.TOOL_CALL, 1.0, 2.5), {"tool_name": "add", "is_error": True, "detail": "d"}),
     (Event, (Kind.MODEL_CALL, 0.0, 0.1), {"usage": Usage(1, 2), "cost_usd": 0.5, "position": 0}),
     (ToolOutcome, ("42",), {"is_error": True, "error_type": "X"}),
+    (Usage, (1, 2), {"cache_write_tokens": 3, "cache_read_tokens": 4}),
 ])
 def test_value_types_behave_as_the_frozen_dataclasses_they_were(cls: Any, args: tuple[Any, ...],
                                                                other: dict[str, Any]) -> None:
@@ -153,6 +157,8 @@ def test_value_types_behave_as_the_frozen_dataclasses_they_were(cls: Any, args: 
         assert [getattr(new, f) for f in cls._fields] == [getattr(old, f.name) for f in dataclasses.fields(old)]
         with pytest.raises(AttributeError):
             new.is_error = True
+        with pytest.raises(AttributeError):
+            setattr(new, cls._fields[0], None)
     assert cls(*args) != cls(*args, **other)
 
 
@@ -160,3 +166,23 @@ def test_the_retry_rng_is_seeded_when_first_used() -> None:
     expected = random.Random(7)
     run = Run(ScriptedModel([]), seed=7)
     assert [run.rng.random() for _ in range(3)] == [expected.random() for _ in range(3)]
+
+
+def test_usage_is_not_a_tuple_to_arithmetic() -> None:
+    """A named tuple would concatenate and repeat; Usage adds field by field, to a Usage only."""
+    usage = Usage(1, 2, 3, 4)
+    for bad in (lambda: (1, 2) + usage, lambda: usage + (1, 2),  # noqa: RUF005 (concatenation is what is refused)
+                lambda: usage * 2, lambda: 2 * usage,
+                lambda: 0 + usage, lambda: sum([usage])):
+        with pytest.raises(TypeError):
+            bad()
+    assert usage + Usage(1, 1, 1, 1) == Usage(2, 3, 4, 5) and type(usage + usage) is Usage
+
+
+def test_the_hot_path_events_are_the_events_they_stand_for() -> None:
+    usage = Usage(3, 4)
+    assert model_call_event(0.5, 1.5, "n", "m", usage, 0.25, "tool_use", 7) == Event(
+        Kind.MODEL_CALL, 0.5, 1.5, name="n", model="m", usage=usage, cost_usd=0.25, stop_reason="tool_use", position=7)
+    assert tool_call_event(1.5, 2.0, "n", "add", "t1", True, "X", "boom") == Event(
+        Kind.TOOL_CALL, 1.5, 2.0, name="n", tool_name="add", tool_use_id="t1", is_error=True, error_type="X",
+        error="boom")

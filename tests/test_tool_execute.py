@@ -62,6 +62,25 @@ def test_sync_tool_without_timeout_runs_inline() -> None:
     assert seen == [threading.get_ident()]
 
 
+def test_an_inline_tool_returning_an_awaitable_is_awaited() -> None:
+    async def later() -> str:
+        return "awaited"
+
+    @tool(timeout_s=None)
+    def deferred() -> Any:
+        """Return a coroutine instead of a value."""
+        return later()
+
+    assert run(ToolSet([deferred]), "deferred", {}) == ToolOutcome("awaited")
+
+
+def test_a_toolset_is_read_only_once_built() -> None:
+    """It reads each tool's schema and kind once; a tool swapped in afterwards could be run with stale ones."""
+    tools = ToolSet([echo])
+    with pytest.raises(TypeError):
+        tools.tools["echo"] = lookup  # type: ignore[index]
+
+
 def test_defaults_apply_when_fields_are_omitted() -> None:
     out = run(ToolSet([lookup]), "lookup", {"query": "x"})
     assert json.loads(out.content) == {"query": "x", "limit": 5, "mode": "fast"}
