@@ -31,9 +31,7 @@ class RealClock:
     """Monotonic wall time; `sleep` really waits."""
 
     virtual = False
-
-    def now(self) -> float:
-        return time.monotonic()
+    now = staticmethod(time.monotonic)  # the builtin itself: read four times per agent step
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(0.0, seconds))

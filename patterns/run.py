@@ -80,7 +80,7 @@ class Run:
         self._rng: random.Random | None = None  # built on the first retry: seeding one costs more than a step
         self.clock: Clock = clock_of(model)
         self.price_id: str | None = getattr(model, "price_id", None)
-        self._now = self.clock.now  # bound once: read four times per agent step
+        self._now = self.clock.now  # looked up once: read four times per agent step
         self.t0 = self._now()
         self.events: list[Event] = []
         self.usage = Usage()

@@ -1,9 +1,11 @@
 """The agent loop's own overhead: `arun_agent` against the textbook loop, on the same scripted model.
 
     python -m benchmarks.perf.loop_overhead [--reps-scale 1.0] [--tool sync|inline|async]
+                                            [--fake prebuilt|parsed]
 
 The model is an object whose `async def create(**params)` returns prebuilt `anthropic.types.Message`
-objects: a `tool_use` reply on calls 1..N-1 and an `end_turn` on call N. One trivial tool. Both loops
+objects: a `tool_use` reply on calls 1..N-1 and an `end_turn` on call N (`--fake parsed`: the same
+replies, each built from its JSON on every call, as a client builds every real reply). One trivial tool. Both loops
 run in this process, one after the other, N = 10, 100, 1000 model turns; the figure is the median
 wall time of a whole run divided by N (µs per step, setup included). `arun_agent` runs with
 everything on: events, usage and cost, limits (max_steps = N + 1), the retry policy.
@@ -13,6 +15,9 @@ timed), at N = 1000, and compared with the conversation's own size: the *deep `s
 final `messages` list (every dict, list, string and number reachable from it, each object counted
 once; pydantic blocks counted with their `__dict__`). The JSON length of the conversation is printed
 too, for reference.
+
+Last, each piece of one agent step's bookkeeping is timed alone (the best of five repeats), and
+their sum is set against what "at most 3x the textbook loop" leaves for them.
 """
 
 from __future__ import annotations
@@ -25,13 +30,17 @@ import os
 import statistics
 import sys
 import time
+import timeit
 import tracemalloc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from anthropic.types import Message
 
-from patterns import Limits, RetryPolicy, ToolSet, arun_agent, tool
+from patterns import Limits, RetryPolicy, Run, ToolSet, Usage, arun_agent, tool
+from patterns.agent import _sendable
+from patterns.events import model_call_event, tool_call_event
+from patterns.pricing import cost_usd
 from patterns.scripted import message, tool_use_block
 
 NS = (10, 100, 1000)
@@ -73,7 +82,7 @@ def script(n: int) -> list[Message]:
 
 
 class Fake:
-    """The scripted model both loops call: returns the prebuilt replies in order."""
+    """The scripted model both loops call: returns the prebuilt replies in order (the issue's fake)."""
 
     def __init__(self, replies: list[Message]) -> None:
         self.replies = replies
@@ -83,6 +92,24 @@ class Fake:
         reply = self.replies[self.i]
         self.i += 1
         return reply
+
+
+class Parsed(Fake):
+    """`--fake parsed`: each reply is built from the API's JSON on every call, as a client must build
+    every real reply. `Message.model_validate` is the cheapest way to do it; the SDK itself builds a
+    response with `construct_type`, which is slower still, so this is a lower bound on a real call."""
+
+    def __init__(self, replies: list[Message]) -> None:
+        super().__init__(replies)
+        self.bodies = [reply.model_dump(mode="json", exclude_unset=True) for reply in replies]
+
+    async def create(self, **params: Any) -> Message:
+        body = self.bodies[self.i]
+        self.i += 1
+        return Message.model_validate(body)
+
+
+FAKES: dict[str, type[Fake]] = {"prebuilt": Fake, "parsed": Parsed}
 
 
 async def textbook(model: Fake, prompt: str, tools: list[dict[str, Any]], fns: dict[str, Any]) -> list[Any]:
@@ -121,13 +148,14 @@ def loops(kinds: list[str]) -> dict[str, Loop]:
     return out
 
 
-async def per_step_us(runs: dict[str, Loop], replies: list[Message], reps: int) -> dict[str, tuple[float, float]]:
+async def per_step_us(runs: dict[str, Loop], replies: list[Message], reps: int,
+                      fake: type[Fake] = Fake) -> dict[str, tuple[float, float]]:
     """(wall, CPU) median µs per step of each loop. The loops take turns, so that they share the machine's
     noise; CPU time (`time.process_time`, all threads) does not count the time this process was not running."""
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
     for _ in range(reps):
         for name, run in runs.items():
-            model = Fake(replies)
+            model = fake(replies)
             w0, c0 = time.perf_counter(), time.process_time()
             await run(model)
             times[name].append((time.perf_counter() - w0, time.process_time() - c0))
@@ -156,13 +184,62 @@ def json_len(messages: list[Any]) -> int:
     return len(json.dumps(messages, default=lambda o: o.model_dump(mode="json")))
 
 
-async def peak_memory(run: Callable[[Fake], Awaitable[list[Any]]], replies: list[Message]) -> tuple[int, list[Any]]:
+async def peak_memory(run: Loop, replies: list[Message], fake: type[Fake] = Fake) -> tuple[int, list[Any]]:
+    model = fake(replies)  # built before tracing: the fake's own bodies are not the loop's memory
     gc.collect()
     tracemalloc.start()
-    messages = await run(Fake(replies))
+    messages = await run(model)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak, messages
+
+
+def _drive(coro: Any) -> Any:
+    """Run a coroutine that never suspends to its end, outside any event loop."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    raise RuntimeError("the coroutine suspended")
+
+
+def breakdown(number: int = 20_000) -> list[tuple[str, float]]:
+    """µs of each piece of bookkeeping one agent step does (a tool_use turn, one inline tool),
+    each timed alone on the same reply (the best of 5 repeats): what the loop costs at the least."""
+    reply = script(2)[0]
+    block = reply.content[0]
+    toolset = ToolSet([tool(add, timeout_s=None)])
+    run = Run(Fake([reply]), limits=Limits(max_steps=10), retry=RetryPolicy())
+    usage = Usage.from_api(reply.usage)
+    outcome = _drive(toolset.execute("add", block.input))
+    pieces: dict[str, Callable[[], Any]] = {
+        "limits and abort check (Run.check)": run.check,
+        "four clock reads (Run.elapsed)": lambda: (run.elapsed(), run.elapsed(), run.elapsed(), run.elapsed()),
+        "usage read from the reply (Usage.from_api)": lambda: Usage.from_api(reply.usage),
+        "usage summed (Usage +)": lambda: usage + usage,
+        "cost (cost_usd)": lambda: cost_usd(PRICED, usage),
+        "model-call event": lambda: model_call_event(0.0, 1.0, "", reply.model, usage, 0.1, reply.stop_reason, 3),
+        "reply blocks -> params, and its tool_use blocks": lambda: _sendable(reply.content),
+        "tool input checked against its schema": lambda: toolset._fits["add"](block.input),
+        "tool run (ToolSet.execute: lookup, schema, call, text)": lambda: _drive(toolset.execute("add", block.input)),
+        "tool-call event": lambda: tool_call_event(1.0, 2.0, "add", "add", block.id, False, None, None),
+        "tool_result block": lambda: outcome.block(block.id),
+        "for reference: the bare tool call the textbook makes": lambda: str(add(**block.input)),
+    }
+    return [(label, min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6) for label, fn in pieces.items()]
+
+
+def reply_build_us(number: int = 5_000) -> dict[str, float]:
+    """µs to build one tool_use reply from its JSON: what a real call costs a client before any loop runs."""
+    body = script(2)[0].model_dump(mode="json", exclude_unset=True)
+    builders: dict[str, Callable[[], Any]] = {"Message.model_validate": lambda: Message.model_validate(body)}
+    try:  # what AsyncAnthropic does with every response body (a private function, so optional here)
+        from anthropic._models import construct_type
+
+        builders["the SDK's construct_type"] = lambda: construct_type(type_=Message, value=body)
+    except ImportError:
+        pass
+    return {label: min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6 for label, fn in builders.items()}
 
 
 def verdict(ok: bool) -> str:
@@ -174,18 +251,24 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tool", choices=sorted(TOOLS), action="append",
                         help="the kind(s) of tool to run arun_agent with (default: all)")
     parser.add_argument("--reps-scale", type=float, default=1.0, help="scale the number of repetitions")
+    parser.add_argument("--fake", choices=sorted(FAKES), default="prebuilt",
+                        help="prebuilt: replies built once (the issue's fake); parsed: each reply built from "
+                             "its JSON on every call, as every real reply is")
     args = parser.parse_args(argv)
     kinds = args.tool or list(TOOLS)
+    fake = FAKES[args.fake]
     runs = loops(kinds)
     scripts = {n: script(n) for n in NS}
     reps = {n: max(5, int(args.reps_scale * 20_000 / n)) for n in NS}
     for run in runs.values():  # warm up
-        await run(Fake(scripts[10]))
-    by_n = {n: await per_step_us(runs, scripts[n], reps[n]) for n in NS}
-    mem = {name: await peak_memory(run, scripts[1000]) for name, run in runs.items()}
+        await run(fake(scripts[10]))
+    by_n = {n: await per_step_us(runs, scripts[n], reps[n], fake) for n in NS}
+    mem = {name: await peak_memory(run, scripts[1000], fake) for name, run in runs.items()}
+    pieces = breakdown(max(100, int(args.reps_scale * 20_000)))
+    builds = reply_build_us(max(100, int(args.reps_scale * 5_000)))
     mib = 1024 * 1024
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
-          f"median of {', '.join(f'{reps[n]} runs at N={n}' for n in NS)}")
+          f"{args.fake} fake; median of {', '.join(f'{reps[n]} runs at N={n}' for n in NS)}")
     print("| loop | µs per step, N=10 | N=100 | N=1000 | CPU µs per step, N=10 | N=100 | N=1000 "
           "| peak memory at N=1000 | its conversation: deep sizeof / JSON |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -207,6 +290,21 @@ async def main(argv: list[str] | None = None) -> None:
         peak, messages = mem[name]
         ratio = peak / deep_size(messages)
         print(f"{name}: peak memory / conversation deep size at N=1000 {ratio:.2f}x (<= 3x: {verdict(ratio <= 3)})")
+    print()
+    print("| one agent step's bookkeeping, each piece timed alone | µs |")
+    print("|---|---|")
+    for label, us in pieces:
+        print(f"| {label} | {us:.2f} |")
+    timed = dict(pieces)
+    bare = timed["for reference: the bare tool call the textbook makes"]
+    extra = sum(timed.values()) - timed["tool input checked against its schema"] - 2 * bare  # both are in the tool run
+    textbook = by_n[100]["textbook"][1]
+    print(f"| all of it, beyond the bare tool call (the schema check counted once, in the tool run) | {extra:.2f} |")
+    print(f"\nAt N=100 the textbook step costs {textbook:.2f} CPU µs: at most 3x leaves {2 * textbook:.2f} µs a step "
+          f"for everything the textbook loop does not do; these pieces alone take {extra:.2f} µs, before any "
+          "call or await between them.")
+    print("For scale, building one such reply from its JSON (as a client must for every real call): "
+          + ", ".join(f"{label} {us:.1f} µs" for label, us in builds.items()) + ".")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,36 @@
+"""The perf scripts run and print their tables (correctness only: no figure is checked, see README "Performance")."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from benchmarks.perf import loop_overhead
+
+
+def test_both_fakes_give_every_loop_the_same_conversation() -> None:
+    """The parsed fake builds each reply anew; what the loops see (and so the work they do) is the same."""
+    replies = loop_overhead.script(5)
+    runs = loop_overhead.loops(["inline", "async"])
+    for run in runs.values():
+        prebuilt = asyncio.run(run(loop_overhead.Fake(replies)))
+        parsed = asyncio.run(run(loop_overhead.Parsed(replies)))
+        assert loop_overhead.json_len(prebuilt) == loop_overhead.json_len(parsed) > 0
+        assert len(prebuilt) == len(parsed) == 2 * 5
+
+
+def test_the_parsed_fake_builds_a_new_reply_on_every_call() -> None:
+    replies = loop_overhead.script(2)
+    fake = loop_overhead.Parsed(replies)
+    first = asyncio.run(fake.create())
+    assert first == replies[0] and first is not replies[0]
+
+
+@pytest.mark.parametrize("fake", ["prebuilt", "parsed"])
+def test_loop_overhead_prints_its_tables(fake: str, capsys: pytest.CaptureFixture[str]) -> None:
+    asyncio.run(loop_overhead.main(["--tool", "inline", "--reps-scale", "0.001", "--fake", fake]))
+    out = capsys.readouterr().out
+    assert f"{fake} fake" in out and "| textbook |" in out and "| arun_agent (inline tool) |" in out
+    assert "vs textbook N=10" in out and "peak memory / conversation deep size" in out
+    assert "| one agent step's bookkeeping, each piece timed alone | µs |" in out and "For scale" in out
