@@ -20,6 +20,15 @@ def test_both_fakes_give_every_loop_the_same_conversation() -> None:
         assert len(prebuilt) == len(parsed) == 2 * 5
 
 
+def test_the_floor_yardstick_builds_the_conversation_arun_agent_builds() -> None:
+    """The yardstick does the same work as the loop it bounds: the same messages, block for block."""
+    replies = loop_overhead.script(6)
+    runs = loop_overhead.loops(["inline"], with_floor=True)
+    ours = asyncio.run(runs["arun_agent (inline tool)"](loop_overhead.Fake(replies)))
+    floor = asyncio.run(runs["floor: the same bookkeeping in one function"](loop_overhead.Fake(replies)))
+    assert floor == ours
+
+
 def test_the_parsed_fake_builds_a_new_reply_on_every_call() -> None:
     replies = loop_overhead.script(2)
     fake = loop_overhead.Parsed(replies)
@@ -32,5 +41,6 @@ def test_loop_overhead_prints_its_tables(fake: str, capsys: pytest.CaptureFixtur
     asyncio.run(loop_overhead.main(["--tool", "inline", "--reps-scale", "0.001", "--fake", fake]))
     out = capsys.readouterr().out
     assert f"{fake} fake" in out and "| textbook |" in out and "| arun_agent (inline tool) |" in out
+    assert "| floor: the same bookkeeping in one function |" in out
     assert "vs textbook N=10" in out and "peak memory / conversation deep size" in out
     assert "| one agent step's bookkeeping, each piece timed alone | µs |" in out and "For scale" in out

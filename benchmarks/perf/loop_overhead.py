@@ -16,7 +16,9 @@ final `messages` list (every dict, list, string and number reachable from it, ea
 once; pydantic blocks counted with their `__dict__`). The JSON length of the conversation is printed
 too, for reference.
 
-Last, each piece of one agent step's bookkeeping is timed alone (the best of five repeats), and
+A third loop, `floor` (leave it out with `--no-floor`), is a yardstick: `arun_agent`'s bookkeeping
+written into one function with nothing between the pieces, the least any loop recording as much can
+cost. Last, each piece of one agent step's bookkeeping is timed alone (the best of five repeats), and
 their sum is set against what "at most 3x the textbook loop" leaves for them.
 """
 
@@ -39,9 +41,12 @@ from anthropic.types import Message
 
 from patterns import Limits, RetryPolicy, Run, ToolSet, Usage, arun_agent, tool
 from patterns.agent import _sendable
+from patterns.blocks import block_params
 from patterns.events import model_call_event, tool_call_event
 from patterns.pricing import cost_usd
+from patterns.schema import checker
 from patterns.scripted import message, tool_use_block
+from patterns.tools import _as_text
 
 NS = (10, 100, 1000)
 PRICED = "claude-sonnet-4-5"  # a priced model id, so cost is computed on every step
@@ -125,13 +130,50 @@ async def textbook(model: Fake, prompt: str, tools: list[dict[str, Any]], fns: d
         messages.append({"role": "user", "content": results})
 
 
+async def floor(model: Fake, prompt: str, tools: list[dict[str, Any]], fn: Callable[..., Any],
+                fits: Callable[[Any], bool]) -> list[Any]:
+    """A yardstick, not a usable loop: what `arun_agent` records per step (a step limit, usage and its
+    sum, cost, a model-call and a tool-call event, the reply's blocks as params, the tool input checked,
+    the result as text), with the same primitives, written into one function with nothing between them
+    (no `Run`, hooks, retry structure, recovery or error handling). No loop that records as much can be
+    cheaper than this, whatever its structure."""
+    messages: list[Any] = [{"role": "user", "content": prompt}]
+    events: list[Any] = []
+    total, cost, steps, t0 = Usage(), 0.0, 0, time.monotonic()
+    while steps < 100_000:
+        start = time.monotonic() - t0
+        reply = await model.create(model=PRICED, max_tokens=1024, messages=messages, tools=tools)
+        usage = Usage.from_api(reply.usage)
+        total, price = total + usage, cost_usd(reply.model, usage) or 0.0
+        cost += price
+        events.append(model_call_event(start, time.monotonic() - t0, "", reply.model, usage, price,
+                                       reply.stop_reason, steps))
+        steps += 1
+        messages.append({"role": "assistant", "content": [block_params(b) for b in reply.content]})
+        if reply.stop_reason != "tool_use":
+            return messages
+        results = []
+        for b in reply.content:
+            if b.type == "tool_use":
+                start = time.monotonic() - t0
+                text = _as_text(fn(**b.input)) if fits(b.input) else "Error: invalid input"
+                events.append(tool_call_event(start, time.monotonic() - t0, b.name, b.name, b.id, False, None, None))
+                results.append({"type": "tool_result", "tool_use_id": b.id, "content": text})
+        messages.append({"role": "user", "content": results})
+    raise RuntimeError("step limit")
+
+
 Loop = Callable[[Fake], Awaitable[list[Any]]]
 
 
-def loops(kinds: list[str]) -> dict[str, Loop]:
-    """The textbook loop, and `arun_agent` with each kind of tool."""
+def loops(kinds: list[str], with_floor: bool = False) -> dict[str, Loop]:
+    """The textbook loop, `arun_agent` with each kind of tool, and (with_floor) the yardstick `floor`."""
     params = [tool(add).param]
     out: dict[str, Loop] = {"textbook": lambda model: textbook(model, "add things", params, {"add": add})}
+    if with_floor:
+        fits = checker(tool(add).input_schema)
+        out["floor: the same bookkeeping in one function"] = lambda model: floor(model, "add things", params, add,
+                                                                                fits)
     for kind in kinds:
         toolset = ToolSet([TOOLS[kind]()])
 
@@ -251,13 +293,15 @@ async def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tool", choices=sorted(TOOLS), action="append",
                         help="the kind(s) of tool to run arun_agent with (default: all)")
     parser.add_argument("--reps-scale", type=float, default=1.0, help="scale the number of repetitions")
+    parser.add_argument("--no-floor", action="store_true",
+                        help="leave out the yardstick: arun_agent's bookkeeping written into one function")
     parser.add_argument("--fake", choices=sorted(FAKES), default="prebuilt",
                         help="prebuilt: replies built once (the issue's fake); parsed: each reply built from "
                              "its JSON on every call, as every real reply is")
     args = parser.parse_args(argv)
     kinds = args.tool or list(TOOLS)
     fake = FAKES[args.fake]
-    runs = loops(kinds)
+    runs = loops(kinds, with_floor=not args.no_floor)
     scripts = {n: script(n) for n in NS}
     reps = {n: max(5, int(args.reps_scale * 20_000 / n)) for n in NS}
     for run in runs.values():  # warm up
