@@ -130,19 +130,17 @@ class ToolSet:
             return ToolOutcome(
                 f"Error: tool input must be a JSON object, got {type(tool_input).__name__}.", True, "InvalidInput"
             )
-        fits = self._fits.get(name)
-        if fits is None or not fits(tool_input):  # the words come from validate, which a fitting input never needs
+        if not self._fits[name](tool_input):  # the words come from validate, which a fitting input never needs
             problems = validate(tool_input, t.input_schema)
             if problems:
                 return ToolOutcome("Error: invalid input: " + "; ".join(problems[:5]), True, "InvalidInput")
         inline = self._inline.get(name)
+        is_async = self._is_async[name]
         try:
-            if inline is not None:  # no coroutine for the plain call
-                value = inline(**tool_input)
-                if type(value) not in _PLAIN and inspect.isawaitable(value):
-                    value = await _await(value)
-            else:
-                value = await _call(t, tool_input, self._is_async.get(name))
+            # no coroutine for the plain call; a sync tool that returns an awaitable is awaited
+            value = inline(**tool_input) if inline is not None else await _call(t, tool_input, is_async)
+            if not is_async and type(value) not in _PLAIN and inspect.isawaitable(value):
+                value = await _await(value)
         except Exception as exc:  # a tool's failure is the model's information, not the run's crash
             if isinstance(exc, TimeoutError) and t.timeout_s is not None:
                 return ToolOutcome(f"Error: tool {name!r} timed out after {t.timeout_s:g} s.", True, "ToolTimeout")
@@ -154,22 +152,18 @@ class ToolSet:
 _new = tuple.__new__  # a named tuple from all its fields, without its keyword-argument __new__ (one per call)
 
 
-async def _call(t: Tool, tool_input: dict[str, Any], is_async: bool | None = None) -> Any:
-    if is_async if is_async is not None else inspect.iscoroutinefunction(t.fn):
+async def _call(t: Tool, tool_input: dict[str, Any], is_async: bool) -> Any:
+    """An async tool, or a sync one with a timeout (in a worker thread); a sync tool without one runs inline."""
+    if is_async:
         if t.timeout_s is None:
             return await t.fn(**tool_input)
         async with asyncio.timeout(t.timeout_s):
             return await t.fn(**tool_input)
-    if t.timeout_s is None:
-        value = t.fn(**tool_input)
-    else:  # asyncio.to_thread, under asyncio.timeout rather than wait_for (which wraps it in one more Task)
-        call = functools.partial(contextvars.copy_context().run, t.fn, **tool_input)
-        running = asyncio.get_running_loop().run_in_executor(None, call)
-        async with asyncio.timeout(t.timeout_s):
-            value = await running
-    if type(value) not in _PLAIN and inspect.isawaitable(value):
-        value = await _await(value)
-    return value
+    # asyncio.to_thread, under asyncio.timeout rather than wait_for (which wraps it in one more Task)
+    call = functools.partial(contextvars.copy_context().run, t.fn, **tool_input)
+    running = asyncio.get_running_loop().run_in_executor(None, call)
+    async with asyncio.timeout(t.timeout_s):
+        return await running
 
 
 async def _await(value: Awaitable[Any]) -> Any:

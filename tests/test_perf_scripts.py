@@ -6,32 +6,32 @@ import asyncio
 
 import pytest
 
-from benchmarks.perf import loop_overhead
+from benchmarks.perf import fake_model, loop_overhead
 
 
 def test_both_fakes_give_every_loop_the_same_conversation() -> None:
     """The parsed fake builds each reply anew; what the loops see (and so the work they do) is the same."""
-    replies = loop_overhead.script(5)
+    replies = fake_model.script(5)
     runs = loop_overhead.loops(["inline", "async"])
     for run in runs.values():
-        prebuilt = asyncio.run(run(loop_overhead.Fake(replies)))
-        parsed = asyncio.run(run(loop_overhead.Parsed(replies)))
+        prebuilt = asyncio.run(run(fake_model.Fake(replies)))
+        parsed = asyncio.run(run(fake_model.Parsed(replies)))
         assert loop_overhead.json_len(prebuilt) == loop_overhead.json_len(parsed) > 0
         assert len(prebuilt) == len(parsed) == 2 * 5
 
 
 def test_the_floor_yardstick_builds_the_conversation_arun_agent_builds() -> None:
     """The yardstick does the same work as the loop it bounds: the same messages, block for block."""
-    replies = loop_overhead.script(6)
+    replies = fake_model.script(6)
     runs = loop_overhead.loops(["inline"], with_floor=True)
-    ours = asyncio.run(runs["arun_agent (inline tool)"](loop_overhead.Fake(replies)))
-    floor = asyncio.run(runs["floor: the same bookkeeping in one function"](loop_overhead.Fake(replies)))
+    ours = asyncio.run(runs["arun_agent (inline tool)"](fake_model.Fake(replies)))
+    floor = asyncio.run(runs["floor: the same bookkeeping in one function"](fake_model.Fake(replies)))
     assert floor == ours
 
 
 def test_the_parsed_fake_builds_a_new_reply_on_every_call() -> None:
-    replies = loop_overhead.script(2)
-    fake = loop_overhead.Parsed(replies)
+    replies = fake_model.script(2)
+    fake = fake_model.Parsed(replies)
     first = asyncio.run(fake.create())
     assert first == replies[0] and first is not replies[0]
 

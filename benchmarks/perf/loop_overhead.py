@@ -5,7 +5,8 @@
 
 The model is an object whose `async def create(**params)` returns prebuilt `anthropic.types.Message`
 objects: a `tool_use` reply on calls 1..N-1 and an `end_turn` on call N (`--fake parsed`: the same
-replies, each built from its JSON on every call, as a client builds every real reply). One trivial tool. Both loops
+replies, each built from its JSON on every call, as a client builds every real reply).
+One trivial tool (`fake_model.py`). Both loops
 run in this process, one after the other, N = 10, 100, 1000 model turns; the figure is the median
 wall time of a whole run divided by N (µs per step, setup included). `arun_agent` runs with
 everything on: events, usage and cost, limits (max_steps = N + 1), the retry policy.
@@ -16,7 +17,7 @@ final `messages` list (every dict, list, string and number reachable from it, ea
 once; pydantic blocks counted with their `__dict__`). The JSON length of the conversation is printed
 too, for reference.
 
-A third loop, `floor` (leave it out with `--no-floor`), is a yardstick: `arun_agent`'s bookkeeping
+A third loop, `floor` (`loop_floor.py`; leave it out with `--no-floor`), is a yardstick: `arun_agent`'s bookkeeping
 written into one function with nothing between the pieces, the least any loop recording as much can
 cost. Last, each piece of one agent step's bookkeeping is timed alone (the best of five repeats), and
 their sum is set against what "at most 3x the textbook loop" leaves for them.
@@ -32,91 +33,18 @@ import os
 import statistics
 import sys
 import time
-import timeit
 import tracemalloc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from anthropic.types import Message
 
-from patterns import Limits, RetryPolicy, Run, ToolSet, Usage, arun_agent, tool
-from patterns.agent import _sendable
-from patterns.blocks import block_params
-from patterns.events import model_call_event, tool_call_event
-from patterns.pricing import cost_usd
+from benchmarks.perf.fake_model import FAKES, PRICED, TOOLS, Fake, add, script
+from benchmarks.perf.loop_floor import breakdown, floor, reply_build_us
+from patterns import Limits, RetryPolicy, ToolSet, arun_agent, tool
 from patterns.schema import checker
-from patterns.scripted import message, tool_use_block
-from patterns.tools import _as_text
 
 NS = (10, 100, 1000)
-PRICED = "claude-sonnet-4-5"  # a priced model id, so cost is computed on every step
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers.
-
-    Args:
-        a: the first number
-        b: the second number
-    """
-    return a + b
-
-
-async def add_async(a: int, b: int) -> int:
-    """Add two integers.
-
-    Args:
-        a: the first number
-        b: the second number
-    """
-    return a + b
-
-
-TOOLS = {  # the kinds of tool the loop treats differently
-    "sync": lambda: tool(add),  # the default: a sync tool with a timeout runs in a worker thread
-    "inline": lambda: tool(add, timeout_s=None),  # a sync tool without a timeout runs inline
-    "async": lambda: tool(add_async, name="add"),  # an async tool with a timeout: asyncio.timeout
-}
-
-
-def script(n: int) -> list[Message]:
-    """N prebuilt replies: n - 1 tool_use turns, then end_turn."""
-    replies = [message(tool_use_block("add", {"a": i, "b": 1}, id=f"toolu_{i:06d}"), model=PRICED)
-               for i in range(n - 1)]
-    return [*replies, message("done", model=PRICED)]
-
-
-class Fake:
-    """The scripted model both loops call: returns the prebuilt replies in order (the issue's fake)."""
-
-    def __init__(self, replies: list[Message]) -> None:
-        self.replies = replies
-        self.i = 0
-
-    async def create(self, **params: Any) -> Message:
-        reply = self.replies[self.i]
-        self.i += 1
-        return reply
-
-
-class Parsed(Fake):
-    """`--fake parsed`: each reply is built from the API's JSON on every call, as a client must build
-    every real reply. `Message.model_validate` is the cheapest way to do it; the SDK itself builds a
-    response with `construct_type`, which is slower still, so this is a lower bound on a real call."""
-
-    def __init__(self, replies: list[Message]) -> None:
-        super().__init__(replies)
-        self.bodies = [reply.model_dump(mode="json", exclude_unset=True) for reply in replies]
-
-    async def create(self, **params: Any) -> Message:
-        body = self.bodies[self.i]
-        self.i += 1
-        return Message.model_validate(body)
-
-
-FAKES: dict[str, type[Fake]] = {"prebuilt": Fake, "parsed": Parsed}
-
-
 async def textbook(model: Fake, prompt: str, tools: list[dict[str, Any]], fns: dict[str, Any]) -> list[Any]:
     """The ~10-line loop over the SDK's types."""
     messages: list[Any] = [{"role": "user", "content": prompt}]
@@ -128,39 +56,6 @@ async def textbook(model: Fake, prompt: str, tools: list[dict[str, Any]], fns: d
         results = [{"type": "tool_result", "tool_use_id": b.id, "content": str(fns[b.name](**b.input))}
                    for b in reply.content if b.type == "tool_use"]
         messages.append({"role": "user", "content": results})
-
-
-async def floor(model: Fake, prompt: str, tools: list[dict[str, Any]], fn: Callable[..., Any],
-                fits: Callable[[Any], bool]) -> list[Any]:
-    """A yardstick, not a usable loop: what `arun_agent` records per step (a step limit, usage and its
-    sum, cost, a model-call and a tool-call event, the reply's blocks as params, the tool input checked,
-    the result as text), with the same primitives, written into one function with nothing between them
-    (no `Run`, hooks, retry structure, recovery or error handling). No loop that records as much can be
-    cheaper than this, whatever its structure."""
-    messages: list[Any] = [{"role": "user", "content": prompt}]
-    events: list[Any] = []
-    total, cost, steps, t0 = Usage(), 0.0, 0, time.monotonic()
-    while steps < 100_000:
-        start = time.monotonic() - t0
-        reply = await model.create(model=PRICED, max_tokens=1024, messages=messages, tools=tools)
-        usage = Usage.from_api(reply.usage)
-        total, price = total + usage, cost_usd(reply.model, usage) or 0.0
-        cost += price
-        events.append(model_call_event(start, time.monotonic() - t0, "", reply.model, usage, price,
-                                       reply.stop_reason, steps))
-        steps += 1
-        messages.append({"role": "assistant", "content": [block_params(b) for b in reply.content]})
-        if reply.stop_reason != "tool_use":
-            return messages
-        results = []
-        for b in reply.content:
-            if b.type == "tool_use":
-                start = time.monotonic() - t0
-                text = _as_text(fn(**b.input)) if fits(b.input) else "Error: invalid input"
-                events.append(tool_call_event(start, time.monotonic() - t0, b.name, b.name, b.id, False, None, None))
-                results.append({"type": "tool_result", "tool_use_id": b.id, "content": text})
-        messages.append({"role": "user", "content": results})
-    raise RuntimeError("step limit")
 
 
 Loop = Callable[[Fake], Awaitable[list[Any]]]
@@ -234,54 +129,6 @@ async def peak_memory(run: Loop, replies: list[Message], fake: type[Fake] = Fake
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak, messages
-
-
-def _drive(coro: Any) -> Any:
-    """Run a coroutine that never suspends to its end, outside any event loop."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    raise RuntimeError("the coroutine suspended")
-
-
-def breakdown(number: int = 20_000) -> list[tuple[str, float]]:
-    """µs of each piece of bookkeeping one agent step does (a tool_use turn, one inline tool),
-    each timed alone on the same reply (the best of 5 repeats): what the loop costs at the least."""
-    reply = script(2)[0]
-    block = reply.content[0]
-    toolset = ToolSet([tool(add, timeout_s=None)])
-    run = Run(Fake([reply]), limits=Limits(max_steps=10), retry=RetryPolicy())
-    usage = Usage.from_api(reply.usage)
-    outcome = _drive(toolset.execute("add", block.input))
-    pieces: dict[str, Callable[[], Any]] = {
-        "limits and abort check (Run.check)": run.check,
-        "four clock reads (Run.elapsed)": lambda: (run.elapsed(), run.elapsed(), run.elapsed(), run.elapsed()),
-        "usage read from the reply (Usage.from_api)": lambda: Usage.from_api(reply.usage),
-        "usage summed (Usage +)": lambda: usage + usage,
-        "cost (cost_usd)": lambda: cost_usd(PRICED, usage),
-        "model-call event": lambda: model_call_event(0.0, 1.0, "", reply.model, usage, 0.1, reply.stop_reason, 3),
-        "reply blocks -> params, and its tool_use blocks": lambda: _sendable(reply.content),
-        "tool input checked against its schema": lambda: toolset._fits["add"](block.input),
-        "tool run (ToolSet.execute: lookup, schema, call, text)": lambda: _drive(toolset.execute("add", block.input)),
-        "tool-call event": lambda: tool_call_event(1.0, 2.0, "add", "add", block.id, False, None, None),
-        "tool_result block": lambda: outcome.block(block.id),
-        "for reference: the bare tool call the textbook makes": lambda: str(add(**block.input)),
-    }
-    return [(label, min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6) for label, fn in pieces.items()]
-
-
-def reply_build_us(number: int = 5_000) -> dict[str, float]:
-    """µs to build one tool_use reply from its JSON: what a real call costs a client before any loop runs."""
-    body = script(2)[0].model_dump(mode="json", exclude_unset=True)
-    builders: dict[str, Callable[[], Any]] = {"Message.model_validate": lambda: Message.model_validate(body)}
-    try:  # what AsyncAnthropic does with every response body (a private function, so optional here)
-        from anthropic._models import construct_type
-
-        builders["the SDK's construct_type"] = lambda: construct_type(type_=Message, value=body)
-    except ImportError:
-        pass
-    return {label: min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e6 for label, fn in builders.items()}
 
 
 def verdict(ok: bool) -> str:
