@@ -160,5 +160,7 @@ def describe_model_specs() -> str:
 
 
 def _as_spec_text(value: Any) -> str:
-    """A default as one would write it in a spec (`realtime=false`, `name=sim`)."""
+    """A default as one would write it in a spec (`realtime=false`, `name=sim`; `-` for unset)."""
+    if value is None:
+        return "-"
     return str(value).lower() if isinstance(value, bool) else str(value)

@@ -48,6 +48,7 @@ def test_good_sim_specs(spec: str, knobs: dict[str, object]) -> None:
 
 def test_every_knob_is_settable_from_a_spec() -> None:
     for name, (kind, default, _) in SimModel.KNOBS.items():
+        default = 0.1 if default is None else default  # checker_error_rate: unset means error_rate's value
         text = str(default).lower() if kind is bool else str(default)
         assert parse_sim_knobs([f"{name}={text}"]) == {name: kind(default)}
         assert isinstance(load_model(f"sim:{name}={text}"), SimModel)
@@ -108,4 +109,5 @@ def test_describe_lists_forms_and_knobs() -> None:
     assert "anthropic:<model-id>" in text and "replay:<path>" in text
     for name, (_, default, description) in SimModel.KNOBS.items():
         assert f"{name} " in text and description in text
-        assert (str(default).lower() if isinstance(default, bool) else str(default)) in text
+        shown = "-" if default is None else str(default).lower() if isinstance(default, bool) else str(default)
+        assert shown in text

@@ -14,8 +14,13 @@ from .faults import FAULT_KINDS
 from .latency import DEFAULT_DECODE_TPS, DEFAULT_PREFILL_TPS, DEFAULT_TTFT_S
 
 KNOBS: dict[str, tuple[type, Any, str]] = {
-    "error_rate": (float, 0.0, "probability that one decision of the policy is wrong (independent)"),
+    "error_rate": (float, 0.0, "probability that one decision of the policy is wrong"),
     "seed": (int, 0, "the same seed gives the same run, bit for bit"),
+    "error_correlation": (float, 0.5, "chance a repeated sample of the same request repeats the first "
+                          "sample's decisions, right or wrong (0: independent samples)"),
+    "checker_error_rate": (float, None, "probability that a judgement (evaluator, validator, self-check) "
+                           "is wrong; default: error_rate"),
+    "context_decay": (float, 0.1, "error rates grow with the prompt: rate * (1 + decay * input_tokens / 10k)"),
     "fault_rate": (float, 0.0, "probability that a call fails (429/529/500/timeout, split by fault_mix)"),
     "fault_mix": (str, "1/1/1/1", "weights of 429/529/500/timeout within fault_rate, e.g. 2/1/1/0"),
     "rate_limit_rate": (float, 0.0, "extra probability of a 429 RateLimitError per call"),
@@ -65,6 +70,9 @@ def check_knobs(values: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[s
     out: dict[str, Any] = {}
     for name, value in values.items():
         kind = KNOBS[name][0]
+        if value is None and KNOBS[name][1] is None:  # an optional knob left unset
+            out[name] = None
+            continue
         if name == "fault_mix":
             out[name] = parse_fault_mix(value)
             continue
@@ -79,10 +87,10 @@ def check_knobs(values: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[s
         elif not isinstance(value, str) or not value:
             raise _bad(name, f"expected a non-empty string, got {value!r}")
         out[name] = value
-    for name in ("error_rate", "fault_rate", *RATE_KNOBS):
-        if not 0.0 <= out[name] <= 1.0:
+    for name in ("error_rate", "error_correlation", "checker_error_rate", "fault_rate", *RATE_KNOBS):
+        if out[name] is not None and not 0.0 <= out[name] <= 1.0:
             raise _bad(name, f"must be in [0, 1], got {out[name]!r}")
-    for name in ("retry_after_s", "timeout_s", "ttft_s"):
+    for name in ("retry_after_s", "timeout_s", "ttft_s", "context_decay"):
         if out[name] < 0:
             raise _bad(name, f"must be >= 0, got {out[name]!r}")
     for name in ("prefill_tps", "decode_tps", "context_window"):

@@ -18,7 +18,9 @@ The content digest covers system, tools, messages, tool_choice, stop_sequences a
 give each trial its own stream (`fork(name)`, or `metadata={"user_id": ...}`) when their
 results must not depend on which of them called first. Faults and decisions use separate
 counters: a retried call draws a fresh fault, but the policy sees the same draw it would have
-seen without the fault, so fault rates do not perturb the decisions.
+seen without the fault, so fault rates do not perturb the decisions. A repeated sample of the same
+request reuses the first sample's decision randomness with probability `error_correlation`, and
+the call's error rates grow with its prompt by `context_decay` (`physics.py`).
 
 **Messages must not be mutated in place after being sent**: token counts are cached by
 object identity (see `tokens.py`).
@@ -43,6 +45,7 @@ from . import continuation, faults
 from .generic import GenericPolicy
 from .knobs import KNOBS, check_knobs, fault_probabilities, parse_knobs
 from .latency import REJECT_S, Latency
+from .physics import ErrorPhysics
 from .policy import Decider, Policy, Request
 from .shaping import shape
 from .tokens import TokenCounter, canonical_json
@@ -57,6 +60,8 @@ class SimModel:
 
     def __init__(
         self, policy: Policy | None = None, *, error_rate: float = 0.0, seed: int = 0, fault_rate: float = 0.0,
+        error_correlation: float = KNOBS["error_correlation"][1], checker_error_rate: float | None = None,
+        context_decay: float = KNOBS["context_decay"][1],
         fault_mix: str | tuple[float, ...] = "1/1/1/1", rate_limit_rate: float = 0.0,
         overloaded_rate: float = 0.0, server_error_rate: float = 0.0, timeout_rate: float = 0.0,
         retry_after_s: float = 1.0, timeout_s: float = 60.0, context_window: int = 200_000,
@@ -69,6 +74,8 @@ class SimModel:
         k = self.knobs
         self.policy: Policy = policy if policy is not None else GenericPolicy()
         self.error_rate: float = k["error_rate"]
+        self.physics = ErrorPhysics(k["error_rate"], k["checker_error_rate"], k["context_decay"],
+                                    k["error_correlation"])
         self.seed: int = k["seed"]
         self.context_window: int = k["context_window"]
         self.retry_after_s: float = k["retry_after_s"]
@@ -143,12 +150,12 @@ class SimModel:
             n = max(0, self._answers.get(digest, 1) - 1)
         else:
             n = self._next(self._answers, digest)
-        rng = self._rng("policy", digest, n)
+        rng = self._rng("policy", digest, self.physics.repeat_of(n, self._rng("repeat", digest, n).random()))
         request = Request(
             system=call.system, messages=plain,
             tools=[self.tokens.entry(t).plain for t in call.offered_tools], max_tokens=call.max_tokens,
             stop_sequences=call.stop_sequences)
-        decide = Decider(rng, self.error_rate)
+        decide = Decider(rng, *self.physics.rates(input_tokens))
         reply = self.policy.respond(request, decide)
         ids = self._hex("ids", digest, n)
         blocks = self._blocks(reply.content, ids)

@@ -2,9 +2,9 @@
 
 A policy sees only what a real model would see (the prompts, the conversation, the tools),
 never a grader's answer. Every decision it makes that could be wrong goes through
-`Decider.correct()`, which is where `SimModel`'s `error_rate` comes in: one independent draw
-per decision, so a task family's success rate responds to the error rate in a way that can be
-reasoned about.
+`Decider.correct()` (a judgement through `Decider.judge()`), which is where `SimModel`'s
+`error_rate` (`checker_error_rate`) comes in: one draw per decision, so a task family's
+success rate responds to the error rate in a way that can be reasoned about.
 """
 
 from __future__ import annotations
@@ -81,28 +81,44 @@ class Decider:
     `correct()` is True with probability `1 - error_rate`, independently per decision, and
     always consumes exactly one draw so that a policy's other uses of `rng` do not shift with
     the error rate. A policy may use `rng` to choose *which* mistake to make.
+    `judge()` is the same for a judgement (an evaluator's or validator's verdict, an agent's check
+    of its own result) at `checker_error_rate` (None: the same as `error_rate`). SimModel passes
+    rates already grown by `context_decay` (see `physics.py`).
     """
 
-    def __init__(self, rng: random.Random, error_rate: float) -> None:
-        if not 0.0 <= error_rate <= 1.0:
-            raise ValueError(f"error_rate must be in [0, 1], got {error_rate!r}")
+    def __init__(self, rng: random.Random, error_rate: float, checker_error_rate: float | None = None) -> None:
+        checker = error_rate if checker_error_rate is None else checker_error_rate
+        for name, rate in (("error_rate", error_rate), ("checker_error_rate", checker)):
+            if not 0.0 <= rate <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {rate!r}")
         self.rng = rng
         self.error_rate = error_rate
+        self.checker_error_rate = checker
         self.decisions = 0
         self.mistakes = 0
 
     def correct(self) -> bool:
+        return self._draw(self.error_rate)
+
+    def judge(self) -> bool:
+        """True if this call's judgement (right/wrong of a result it is shown) is itself right."""
+        return self._draw(self.checker_error_rate)
+
+    def _draw(self, rate: float) -> bool:
         self.decisions += 1
-        ok = self.rng.random() >= self.error_rate
+        ok = self.rng.random() >= rate
         if not ok:
             self.mistakes += 1
         return ok
 
 
+CROWDING = 0.1  # every family's default: 3 decisions in one call err at 1.2 e each (README: SimModel knobs)
+
+
 def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
     """k decisions asked of one call, each right with probability 1 - min(1, e * (1 + crowding * (k - 1))).
 
-    The crowding penalty is an assumption, a knob of each task family (default 0: none): a model
+    The crowding penalty is an assumption, a knob of each task family (default `CROWDING`): a model
     asked to make many decisions at once makes each of them a little worse. With crowding 0 (or
     one decision) these are k plain `correct()` draws, so the streams are identical either way.
     """

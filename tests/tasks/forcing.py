@@ -24,6 +24,9 @@ class Forced(Decider):
         self.decisions += 1
         return index not in self.policy.wrong
 
+    def judge(self) -> bool:  # a judgement is a decision too: counted and forced the same way
+        return self.correct()
+
 
 class ForcedPolicy:
     def __init__(self, inner: Any, wrong: set[int]) -> None:
