@@ -1,0 +1,106 @@
+"""The generic designs of a dataset task: every pattern built from the system prompt, the tools,
+the routes and the scorer, with nothing specific to the task.
+
+    single             answer (one call, at most one round of tools)
+    chain              plan -> do (with the tools) -> answer in the requested form
+    route              classify into the [routes] -> the category's handler (its instructions + tools)
+    orchestrate        planner (JSON array of subtasks) -> workers with the tools (concurrent) -> synthesizer
+    parallel           n samples of `single` -> the majority over normalised final answers
+    evaluate_optimize  generator (with tools) <-> evaluator with the scorer's rubric (or a generic one)
+    agent              the loop with the tools
+
+Every answering step asks for a last line `Answer: ...`, which the scorers read. Every system
+prompt starts with the task's marker (`[task:NAME]`), which is how the simulated policy
+recognises its own task's requests; each step's role is stated in its prompt's first words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from patterns.tools import ToolSet
+from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
+from patterns.workflows.route import normalise_label
+
+from .model_grader import parse_verdict
+from .scorers import final_answer, normalise
+
+ANSWER_RULE = "End your reply with a final line `Answer: <your answer>`."
+PLAN = "Plan only: write a short numbered plan"
+DO = "Carry out this plan"
+COMPOSE = "Compose the final answer"
+CLASSIFY = "Classify the task"
+SUBTASKS = "Split the task"
+WORKER = "Do this subtask"
+SYNTH = "Combine the subtask results"
+EVALUATE = "Review the answer"
+GENERIC_RUBRIC = ("the answer addresses every part of the task, states facts the task needs from the tools' "
+                  "results rather than guesses, and ends with a line `Answer: ...`")
+
+
+def vote_majority(outputs: list[str]) -> str:
+    """The output whose normalised final answer is most common (ties: the first seen)."""
+    keys = [normalise(final_answer(o)) for o in outputs]
+    best = max(keys, key=lambda k: (keys.count(k), -keys.index(k)))
+    return outputs[keys.index(best)]
+
+
+def accept_verdict(reply: str) -> tuple[bool, str]:
+    """An evaluator's PASS read leniently (`**PASS**`, `Pass.`, `score: 9/10`); anything else is feedback."""
+    verdict = parse_verdict(reply.split("\n", 1)[0]) if reply.strip() else None
+    return verdict is not None and verdict >= 0.5, reply.strip()
+
+
+def label_parser(labels: list[str]) -> Any:
+    def parse(reply: str) -> str:
+        words = set(re.findall(r"[a-z0-9_\-]+", reply.lower()))
+        named = [label for label in labels if label in words]
+        return named[0] if len(named) == 1 else normalise_label(reply)
+
+    return parse
+
+
+def generic_design(pattern: str, task: Any, tools: ToolSet | None) -> Any:
+    """The generic spec of `pattern` for a `DatasetTask` (its file, marker, rubric and knobs)."""
+    system = f"{task.marker} {task.file.system}".strip()
+    answering = f"{system} {ANSWER_RULE}"
+    if pattern == "single":
+        return Single(prompt="{task}", system=answering, tools=tools)
+    if pattern == "chain":
+        return Chain([
+            LLM("plan", f"{PLAN} (at most five steps) for solving the task below. Do not solve it yet.\n\n"
+                "Task:\n{task}", system),
+            LLM("do", f"{DO} for the task below, using the tools where they help, and report what you found.\n\n"
+                "Task:\n{task}\n\nPlan:\n{input}", system, tools),
+            LLM("answer", f"{COMPOSE} to the task below from these findings. {ANSWER_RULE}\n\nTask:\n{{task}}\n\n"
+                "Findings:\n{input}", system),
+        ])
+    if pattern == "route":
+        labels = list(task.file.routes)
+        classifier = LLM("classify", f"{CLASSIFY} below into exactly one of these categories: {', '.join(labels)}. "
+                         "Reply with the category name only.\n\nTask:\n{task}", system)
+        handlers = {label: LLM(f"handle_{label}", "{task}", f"{answering}\n\n{text}", tools)
+                    for label, text in task.file.routes.items()}
+        return Route(classifier, handlers, parse=label_parser(labels))
+    if pattern == "orchestrate":
+        return Orchestrate(
+            planner=LLM("plan", f"{SUBTASKS} below into at most four independent subtasks. Reply with a JSON array "
+                        "of strings only, each one a self-contained subtask.\n\nTask:\n{task}", system),
+            worker=LLM("worker", f"{WORKER}, using the tools where they help, and reply in one or two lines.\n\n"
+                       "Subtask: {input}", system, tools),
+            synthesizer=LLM("synthesize", f"{SYNTH} below into the answer to the task. {ANSWER_RULE}\n\n"
+                            "Task:\n{task}\n\nResults:\n{input}", system),
+        )
+    if pattern == "parallel":
+        return Parallel(vote=LLM("answer", "{task}", answering, tools), n=task.votes, aggregate=vote_majority)
+    if pattern == "evaluate_optimize":
+        generator = LLM("generate", "{task}\n\nFeedback on your previous answer (none in the first round): "
+                        "{feedback}", answering, tools)
+        evaluator = LLM("evaluate", f"{EVALUATE} below to the task. The criterion: {task.rubric}. Reply PASS on "
+                        "the first line if it meets the criterion; otherwise reply FAIL: and what to fix.\n\n"
+                        "Task:\n{task}\n\nAnswer:\n{input}", system)
+        return EvaluateOptimize(generator, evaluator, max_rounds=task.rounds, accept=accept_verdict)
+    if pattern == "agent":
+        return Agent(system=f"{answering} Use the tools whenever the task needs facts you do not have.", tools=tools)
+    raise ValueError(f"unknown pattern {pattern!r}")

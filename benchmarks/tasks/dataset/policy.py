@@ -1,0 +1,84 @@
+"""How `SimModel` behaves on a dataset task: mechanically, with no knowledge of the task.
+
+There is no ground truth a simulator could be right about on a user's dataset, so this policy only
+walks each design's structure, making one `decide.correct()` draw per call as every policy does:
+- the chain's plan, a worker's subtask split, the synthesizer and a composing step restate what
+  they were given (`Answer: ...` from the last text);
+- the orchestrator's planner returns a JSON array with the task as its one subtask;
+- the route classifier names the category whose label or instructions share the most words with
+  the task (a wrong decision names another category);
+- an evaluator, and a model grader, answer PASS (a wrong decision: FAIL) without reading any
+  reference answer;
+- every other call is the generic policy's: call a tool (the one whose name and description
+  share the most words with the request, not always the first), then report its result.
+So success figures on `sim` say nothing about a user's dataset; the CLI says so once per run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from patterns.sim import Decider, Reply, Request
+from patterns.sim.generic import GenericPolicy
+
+from . import designs as d
+from .model_grader import GRADER
+
+_WORDS = re.compile(r"[a-z]{3,}")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORDS.findall(text.lower()))
+
+
+def _say(text: str) -> Reply:
+    return Reply([{"type": "text", "text": text}])
+
+
+class DatasetPolicy:
+    def __init__(self, marker: str, routes: dict[str, str]) -> None:
+        self.marker = marker
+        self.routes = routes
+        self.generic = GenericPolicy()
+
+    def accepts(self, request: Request) -> bool:
+        return request.system.startswith(self.marker)
+
+    def respond(self, request: Request, decide: Decider) -> Reply:
+        first = request.first_user_text()
+        task = first.split("Task:\n", 1)[-1]
+        if request.system.startswith(f"{self.marker} You are a strict, fair grader") or first.startswith(
+                f"Please {GRADER}"):
+            return _say("PASS: it meets the rubric." if decide.correct() else "FAIL: it misses the rubric.")
+        if first.startswith(d.EVALUATE):
+            return _say("PASS" if decide.correct() else "FAIL: it does not answer every part of the task.")
+        if first.startswith(d.CLASSIFY):
+            return _say(self._classify(task, decide))
+        if first.startswith(d.SUBTASKS):
+            return _say(json.dumps([task.strip()] if decide.correct() else []))
+        if first.startswith((d.PLAN, d.COMPOSE, d.SYNTH)) and not request.tools:
+            last = request.last_user_text().rsplit("\n\n", 1)[-1]
+            return _say(f"Answer: {' '.join(last.split())[:200]}" if decide.correct() else "Answer: unknown")
+        return self._with_best_tool_first(request, decide)
+
+    def _classify(self, task: str, decide: Decider) -> str:
+        labels = list(self.routes)
+        words = _words(task)
+        best = max(labels, key=lambda lab: (len(words & (_words(self.routes[lab]) | {lab})), -labels.index(lab)))
+        if decide.correct():
+            return best
+        return decide.rng.choice([lab for lab in labels if lab != best] or labels)
+
+    def _with_best_tool_first(self, request: Request, decide: Decider) -> Reply:
+        if request.tools and not request.tool_uses():
+            words = _words(request.first_user_text())
+            ranked = sorted(request.tools, key=lambda t: -len(words & _words(f"{t.get('name', '')} "
+                                                                            f"{t.get('description', '')}")))
+            request = Request(request.system, request.messages, ranked, request.max_tokens, request.stop_sequences)
+        return self.generic.respond(request, decide)
+
+
+def sim_policy(task: Any) -> DatasetPolicy:
+    return DatasetPolicy(task.marker, dict(task.file.routes))

@@ -1,0 +1,130 @@
+"""`DatasetTask`: a task family made from a task file, with no class to write.
+
+`DatasetTask.from_file("tickets.toml")` reads and checks everything at once (the TOML, the
+dataset, the tools module, the scorer, the design module), so a bad file fails before anything
+runs, with one line. It then behaves like a built-in family: `instances`, `environment`,
+`design`, `grade` (and `agrade`, which a model-graded scorer needs), `policy`.
+
+- `instances(n, seed)`: the first n rows in file order (the seed does not reorder a dataset,
+  so the same rows are compared across runs and models).
+- `design(pattern, env)`: the user's design module's `design(pattern, env)` if it returns a spec,
+  else the generic design (`designs.py`). `route` is offered only with `[routes]`
+  (`not_offered()` says why otherwise).
+- Parameters (`tickets.toml:votes=5,rounds=2`): `votes`, `rounds`; their defaults come from the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from patterns.result import Result
+from patterns.tools import ToolSet
+
+from ..base import PATTERNS, Environment, Instance, Param, init_params
+from .designs import GENERIC_RUBRIC, generic_design
+from .model_grader import grade_with_model
+from .modules import import_file
+from .policy import DatasetPolicy, sim_policy
+from .rows import load_instances
+from .scorers import Scorer, parse_scorer
+from .taskfile import MAX_ROUNDS, MAX_VOTES, TaskFile, read_task_file
+from .usertools import load_tools
+
+SIM_WARNING = ("success figures on sim are meaningless for a user dataset (the simulator only walks the designs "
+               "mechanically): use a real model (--model anthropic:<model-id>) or a recorded cassette "
+               "(--model replay:<path>) for them")
+
+
+def _bounded(high: int) -> Any:
+    def parse(text: str | int) -> int:
+        value = int(text)
+        if not 1 <= value <= high:
+            raise ValueError(f"expected an integer from 1 to {high}, got {text!r}")
+        return value
+
+    return parse
+
+
+class DatasetTask:
+    description = "a task from a task file: a dataset, tools, a scorer and optional routes"
+    votes: int
+    rounds: int
+
+    def __init__(self, file: TaskFile, **params: Any) -> None:
+        self.file = file
+        self.name = file.name
+        self.description = file.description or f"{file.name}: {file.dataset.name} scored by {file.scorer}"
+        self.marker = f"[task:{file.name}]"
+        self.PARAMS = {"votes": Param(file.votes, _bounded(MAX_VOTES), "samples in parallel's vote"),
+                       "rounds": Param(file.rounds, _bounded(MAX_ROUNDS), "evaluate_optimize's round limit")}
+        init_params(self, params)
+        base = file.path.parent
+        try:
+            self.scorer: Scorer = parse_scorer(file.scorer, base)
+        except ValueError as exc:
+            raise ValueError(f"{file.path.name}: {exc}") from None
+        self.rubric = self.scorer.rubric or GENERIC_RUBRIC
+        self.rows = load_instances(file.dataset, file.name, needs_target=self.scorer.needs_target,
+                                   routes=file.routes)
+        self.tools: ToolSet | None = load_tools(file.tools) if file.tools else None
+        self._user_design = getattr(import_file(file.design, "design module"), "design", None) if file.design else None
+        if file.design and not callable(self._user_design):
+            raise ValueError(f"{file.path.name}: design module {file.design.name!r} has no design(pattern, env)")
+        if self.scorer.fn is not None and self.scorer.needs_target:
+            self._check_targets()
+
+    @classmethod
+    def from_file(cls, path: str | Path, **params: Any) -> DatasetTask:
+        return cls(read_task_file(path), **params)
+
+    def _check_targets(self) -> None:
+        for row in self.rows:  # a target the scorer cannot read (number: not a number) fails now, not per trial
+            try:
+                self.scorer(row, "")
+            except ValueError as exc:
+                where = f"{self.file.dataset.name}: id {row.id!r}"
+                raise ValueError(f"{where}: {exc} (scorer {self.file.scorer})") from None
+
+    def not_offered(self) -> dict[str, str]:
+        """Patterns this task cannot run, each with the reason (the bench shows it)."""
+        if self.file.routes:
+            return {}
+        return {"route": f"{self.file.path.name} has no [routes] table, so there is nothing to route between"}
+
+    def instances(self, n: int, seed: int) -> list[Instance]:
+        return list(self.rows[:n])
+
+    def environment(self, instance: Instance, workdir: Path) -> Environment:
+        return Environment(tools=self.tools or ToolSet(), state={"workdir": workdir})
+
+    def design(self, pattern: str, env: Environment) -> Any:
+        if pattern not in PATTERNS:
+            raise ValueError(f"unknown pattern {pattern!r} for task {self.name!r}: choose from {', '.join(PATTERNS)}")
+        reason = self.not_offered().get(pattern)
+        if reason:
+            raise ValueError(f"{pattern} is not offered for task {self.name!r}: {reason}")
+        if self._user_design is not None:
+            spec = self._user_design(pattern, env)
+            if spec is not None:
+                return spec
+        return generic_design(pattern, self, env.tools if len(env.tools) else None)
+
+    def grade(self, instance: Instance, env: Environment, output: str) -> float:
+        return self.scorer(instance, output)
+
+    async def agrade(self, instance: Instance, env: Environment, output: str, model: Any,
+                     **run_options: Any) -> tuple[float, Result | None]:
+        """(score, the grader's Result or None): a model-graded scorer calls `model`, the others do not."""
+        if self.scorer.rubric is None:
+            return self.grade(instance, env, output), None
+        return await grade_with_model(model, self.marker, self.scorer.rubric, instance, output, **run_options)
+
+    def policy(self) -> DatasetPolicy:
+        return sim_policy(self)
+
+
+def sim_warning(model_spec: str, families: list[Any]) -> str | None:
+    """The one warning a run on `sim` with a dataset task deserves, or None."""
+    simulated = model_spec.strip().lower().split(":", 1)[0] == "sim"
+    return SIM_WARNING if simulated and any(isinstance(f, DatasetTask) for f in families) else None

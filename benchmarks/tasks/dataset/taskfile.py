@@ -1,0 +1,112 @@
+"""Reading a task file (TOML, with the standard library's `tomllib`) into a checked `TaskFile`.
+
+```toml
+name = "tickets"                # the task's label in every table (default: the file's stem)
+description = "..."             # optional, one line for `wva tasks`-style listings
+dataset = "tickets.jsonl"       # .jsonl or .csv: id, input, target (+ optional fields such as category)
+system = "You are ..."          # optional system prompt for every design
+tools = "tools.py"              # optional: the module whose functions are the tools
+scorer = "includes"             # exact|includes|number[:tol]|regex:<p>|choice|model:<rubric>|file.py:function
+design = "designs.py"           # optional: a module with design(pattern, env) overriding some patterns
+votes = 3                       # parallel: samples in the vote
+rounds = 3                      # evaluate_optimize: the round limit
+[routes]                        # optional: category -> the handler's instructions (enables `route`)
+billing = "You handle billing questions..."
+```
+Paths are relative to the task file. Every problem is one `ValueError` line naming the file;
+nothing is read beyond the TOML here (the dataset, tools and design modules load in `task.py`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+KEYS = ("name", "description", "dataset", "system", "tools", "scorer", "design", "votes", "rounds", "routes")
+DEFAULT_SCORER = "includes"  # the issue is silent; the most forgiving scorer that still checks the target
+MAX_VOTES = 15
+MAX_ROUNDS = 10
+
+
+@dataclass(frozen=True)
+class TaskFile:
+    path: Path
+    name: str
+    dataset: Path
+    description: str = ""
+    system: str = ""
+    tools: Path | None = None
+    scorer: str = DEFAULT_SCORER
+    design: Path | None = None
+    votes: int = 3
+    rounds: int = 3
+    routes: dict[str, str] = field(default_factory=dict)
+
+
+def _string(path: Path, data: dict[str, Any], key: str, default: str = "") -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise ValueError(f"{path}: {key!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _count(path: Path, data: dict[str, Any], key: str, high: int) -> int:
+    value = data.get(key, 3)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+        raise ValueError(f"{path}: {key!r} must be an integer from 1 to {high}, got {value!r}")
+    return value
+
+
+def _file(path: Path, data: dict[str, Any], key: str, suffixes: tuple[str, ...]) -> Path | None:
+    text = _string(path, data, key)
+    if not text:
+        return None
+    target = (path.parent / text).resolve()
+    if target.suffix.lower() not in suffixes:
+        raise ValueError(f"{path}: {key} {text!r} must be a {' or '.join(suffixes)} file")
+    if not target.is_file():
+        raise ValueError(f"{path}: {key} file {text!r} does not exist (looked for {target})")
+    return target
+
+
+def _routes(path: Path, data: dict[str, Any]) -> dict[str, str]:
+    routes = data.get("routes", {})
+    if not isinstance(routes, dict):
+        raise ValueError(f"{path}: 'routes' must be a table ([routes] with category = \"instructions\")")
+    for label, text in routes.items():
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{path}: route {label!r} needs the handler's instructions as a non-empty string")
+        if not label.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"{path}: route label {label!r} must be one word (letters, digits, - or _)")
+    if len(routes) == 1:
+        raise ValueError(f"{path}: [routes] needs at least two categories to route between")
+    return {label.lower(): text for label, text in routes.items()}
+
+
+def read_task_file(file: str | Path) -> TaskFile:
+    """The checked contents of a task file; one-line ValueErrors."""
+    path = Path(file)
+    if not path.is_file():
+        raise ValueError(f"task file {str(path)!r} does not exist")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not valid TOML: {' '.join(str(exc).split())}") from None
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise ValueError(f"{path}: unknown key {unknown[0]!r}: valid keys are {', '.join(KEYS)}")
+    if "dataset" not in data:
+        raise ValueError(f"{path}: 'dataset' is required (a .jsonl or .csv file of id, input, target)")
+    dataset = _file(path, data, "dataset", (".jsonl", ".csv"))
+    assert dataset is not None
+    name = _string(path, data, "name", path.stem).strip()
+    if not name or any(c in name for c in ",;:=") or any(c.isspace() for c in name):
+        raise ValueError(f"{path}: name {name!r} must be one word without , ; : or =")
+    return TaskFile(
+        path=path.resolve(), name=name, dataset=dataset, description=_string(path, data, "description"),
+        system=_string(path, data, "system"), tools=_file(path, data, "tools", (".py",)),
+        scorer=_string(path, data, "scorer", DEFAULT_SCORER).strip() or DEFAULT_SCORER,
+        design=_file(path, data, "design", (".py",)), votes=_count(path, data, "votes", MAX_VOTES),
+        rounds=_count(path, data, "rounds", MAX_ROUNDS), routes=_routes(path, data))
