@@ -76,6 +76,14 @@ def positive_int(text: str | int) -> int:
     return value
 
 
+def design_bound(text: str | int | None) -> int | None:
+    """A fixed design's bound (depth, rounds): a positive integer, or `auto` (None) for the family's own
+    stated maximum, so that by default no instance of the family is out of a fixed design's reach."""
+    if text is None or str(text).strip().lower() in ("auto", "none"):
+        return None
+    return positive_int(text)
+
+
 def probability(text: str | float) -> float:
     value = float(text)
     if not 0.0 <= value <= 1.0:

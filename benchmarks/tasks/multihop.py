@@ -8,15 +8,18 @@ only discovered by walking. Every page on the path also refers to `distractors` 
 (a sponsor, a mentor...), each with a page of their own about another project.
 
 The fixed workflows (chain, route, orchestrate, parallel, evaluate_optimize) follow at most
-`depth` references, a DESIGN parameter: a walk longer than that cannot succeed. The agent reads
-until it finds the answer. Grading: the final answer (after an `ANSWER:` prefix if any, up to
-` (`, quotes and a trailing period stripped, case-folded) must equal the fact; 1.0 or 0.0.
+`depth` references, a DESIGN parameter (default `auto`: the largest `hops`, so every instance is
+within reach; a smaller depth is a sweep away): a walk longer than that cannot succeed. `single`
+cannot solve the family by construction: one round of tools reads the start page only. The agent reads
+until it finds the answer. Grading (`readers.multihop_value`): the one value of the asked attribute's
+shape in the final answer (after the last `ANSWER:`/`Answer:` label if any; markdown, a sentence
+around it and quoted evidence set aside) must equal the fact, case-blind; 1.0 or 0.0. Two values of
+that shape are ambiguous (0). The fixed steps' replies are read as leniently (`readers.multihop_step`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
@@ -26,12 +29,17 @@ import networkx as nx
 
 from patterns import workflows as wf
 from patterns.run import Run
+from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet, tool
 from patterns.workflows import LLM, Step, ToolStep
 
 from . import multihop_policy as mp
-from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params, positive_int
-from .multihop_policy import DOC_ID, MARK, ONE_ROUND, MultihopPolicy
+from .base import PATTERNS, Environment, Instance, IntRange, Param, design_bound, init_params, positive_int
+from .multihop_params import bounded as _bounded
+from .multihop_params import distinct_ids as _ids
+from .multihop_params import non_negative_float
+from .multihop_policy import MARK, ONE_ROUND, MultihopPolicy
+from .readers import answer_vote, multihop_next_id, multihop_step, multihop_value
 
 MAX_HOPS, MAX_DISTRACTORS = 20, 5
 FIRST = ("Ana", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam",
@@ -55,7 +63,6 @@ AGENT_SYSTEM = (f"{MARK} You answer questions about a company knowledge base. Re
                 "Then reply with only the answer.")
 SINGLE_SYSTEM = (f"{MARK} You answer questions about a company knowledge base. You have {ONE_ROUND} you must "
                  "answer from what you read: reply with only the answer, or UNKNOWN: <why>.")
-DONE = ("ANSWER:", "DEAD END", "UNKNOWN")
 FOLLOW_PROMPT = (f"{MARK} Question: {{task}}\n\n{mp.FOLLOW}:\n<document>\n{{input}}\n</document>\n\n"
                  "If it answers the question, reply `ANSWER: <answer>`. If it is not about the question, reply "
                  "`DEAD END: <why>`. Otherwise reply `NEXT: <doc id>` with the one reference that leads toward "
@@ -87,23 +94,23 @@ def step_prompt(text: str, task: str) -> str:
 
 
 def done(text: str) -> bool:
-    return text.lstrip().startswith(DONE)
+    """Has the walk ended (a line leading with ANSWER, DEAD END or UNKNOWN, in any case or markdown)?"""
+    return (step := multihop_step(text)) is not None and step[0] != "next"
 
 
 def final_answer(text: str) -> str:
-    text = text.strip()
-    return text.removeprefix("ANSWER:").strip() if text.startswith("ANSWER:") else f"UNKNOWN: no answer ({text[:80]})"
+    step = multihop_step(text)
+    return step[1] if step and step[0] == "answer" else f"UNKNOWN: no answer ({text.strip()[:80]})"
 
 
 def vote_answers(outputs: list[str]) -> str:
-    """Majority among the walks that found an answer (a walk that did not has no vote)."""
-    answers = [final_answer(o) for o in outputs if o.strip().startswith("ANSWER:")]
-    return wf.majority(answers) if answers else final_answer(outputs[0])
+    """Majority among the walks that found an answer (a walk that did not has no vote), by value."""
+    answers = [final_answer(o) for o in outputs if (multihop_step(o) or ("",))[0] == "answer"]
+    return answer_vote(answers) if answers else final_answer(outputs[0])
 
 
 def _first_id(text: str) -> dict[str, Any]:
-    m = DOC_ID.search(text)
-    return {"doc_id": m.group() if m else text.strip()[:40]}
+    return {"doc_id": multihop_next_id(text) or text.strip()[:40]}
 
 
 @dataclass(frozen=True)
@@ -142,38 +149,6 @@ def walk(tools: ToolSet, hops: int) -> list[Step]:
     return steps
 
 
-def _bounded(parse: Callable[[Any], Any], low: int, high: int, what: str) -> Callable[[Any], Any]:
-    def check(text: Any) -> Any:
-        value = parse(text)
-        top = value.high if isinstance(value, IntRange) else value
-        bottom = value.low if isinstance(value, IntRange) else value
-        if bottom < low or top > high:
-            raise ValueError(f"{what} must be within {low}-{high}, got {text!r}")
-        return value
-    return check
-
-
-def non_negative_float(text: str | float) -> float:
-    value = float(text)
-    if not value >= 0.0:  # also rejects nan
-        raise ValueError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
-def _ids(rng: random.Random, n: int) -> list[str]:
-    """n distinct 4-digit ids, none a misreading (one digit changed, two adjacent swapped) of another."""
-    def confusable(a: str, b: str) -> bool:
-        diff = [i for i in range(4) if a[i] != b[i]]
-        return len(diff) <= 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-                                  and a[diff[1]] == b[diff[0]])
-    ids: list[str] = []
-    while len(ids) < n:
-        candidate = str(rng.randrange(1000, 10000))
-        if not any(confusable(candidate, other) for other in ids):
-            ids.append(candidate)
-    return [f"doc-{i}" for i in ids]
-
-
 class Multihop:
     name = "multihop"
     description = "Follow references through documents to the one holding the answer; the hop count is hidden."
@@ -182,9 +157,10 @@ class Multihop:
                       f"references to follow from the starting document to the answer (a range, at most {MAX_HOPS})"),
         "distractors": Param(2, _bounded(int, 0, MAX_DISTRACTORS, "distractors"),
                              "distractor references in each document on the path"),
-        "depth": Param(3, positive_int, "design: references the fixed workflows follow before they give up"),
+        "depth": Param("auto", design_bound, "design: references the fixed workflows follow before they give up; "
+                                             "auto = the largest hops"),
         "votes": Param(3, positive_int, "design: independent walks the parallel (voting) design runs"),
-        "crowding": Param(0.0, non_negative_float, "error rate of a call making k decisions: e*(1+crowding*(k-1))"),
+        "crowding": Param(CROWDING, non_negative_float, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
     }
 
     def __init__(self, **params: Any) -> None:
@@ -194,6 +170,7 @@ class Multihop:
         self.votes: int
         self.crowding: float
         init_params(self, params)
+        self.depth = self.depth or self.hops.high  # auto: every instance within reach
 
     def instances(self, n: int, seed: int) -> list[Instance]:
         return [self._instance(random.Random(f"{self.name}:{seed}:{i}"), i) for i in range(n)]
@@ -292,12 +269,8 @@ class Multihop:
         raise ValueError(f"unknown pattern {pattern!r} for {self.name}: choose from {', '.join(PATTERNS)}")
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
-        text = output.strip()
-        if "ANSWER:" in text.upper():
-            text = text[text.upper().rindex("ANSWER:") + len("ANSWER:"):]
-        text = text.strip().splitlines()[0] if text.strip() else ""
-        text = text.split(" (")[0].strip().strip("`*\"'").rstrip(".").strip()
-        return 1.0 if text.casefold() == str(instance.data["answer"]).casefold() else 0.0
+        got = multihop_value(instance.data["attribute"], output or "")
+        return 1.0 if got is not None and got.casefold() == str(instance.data["answer"]).casefold() else 0.0
 
     def policy(self) -> MultihopPolicy:
         return MultihopPolicy(crowding=self.crowding)

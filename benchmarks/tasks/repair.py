@@ -8,9 +8,12 @@ known in advance. Success (grade 1.0) is the grader re-running the validator on 
 end and getting OK; anything else is 0.0 (the final answer's wording does not count).
 
 Designs: the agent loops validate → fix until OK; the fixed workflows have `rounds`
-validate → fix steps (or evaluator rounds) and cannot fix more faults than that; orchestrate's
-planner sees one report, so it plans one fix; a single call has one round of tools, so it can
-look but not fix.
+validate → fix steps (or evaluator rounds) and cannot fix more faults than that. `rounds` is a
+design parameter; by default (`auto`) it is the largest `faults` value, so chain, route, parallel
+and evaluate_optimize can solve every instance of the stated range (a smaller `rounds` is a sweep
+away). Two designs cannot solve the family by construction: orchestrate's planner sees one report,
+so it plans one fix (it solves one-fault files only), and a single call has one round of tools, so
+it can look but not fix.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from patterns.run import Run
+from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet
 from patterns.workflows import (
     LLM,
@@ -33,10 +37,10 @@ from patterns.workflows import (
     Route,
     Single,
     ToolStep,
-    majority,
 )
 
-from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params, positive_int
+from .base import PATTERNS, Environment, Instance, IntRange, Param, design_bound, init_params, positive_int
+from .readers import proposal_vote, repair_proposal
 from .repair_files import KEY_LINE, SCHEMA, Rule, Sandbox, file_tools, first_problem
 from .repair_policy import (
     CLASSIFY,
@@ -44,7 +48,6 @@ from .repair_policy import (
     FIX,
     NO_EDIT,
     PLAN,
-    PROPOSAL,
     PROPOSE,
     SPECIALIST,
     SYNTHESIZE,
@@ -161,10 +164,11 @@ def _corrupt(key: str, value: str, rng: random.Random) -> tuple[str, str]:
 
 
 class ApplyEdit(ToolStep):
-    """A fixed replace_line call that applies a voted proposal; a 'nothing to fix' proposal calls nothing."""
+    """A fixed replace_line call that applies a voted proposal; a 'nothing to fix' proposal calls nothing.
+    A proposal is read leniently (`readers.repair_proposal`: any case, markdown, fenced or on the next line)."""
 
     async def __call__(self, run: Run, text: str) -> str:
-        return await super().__call__(run, text) if PROPOSAL.match(text.strip()) else text
+        return await super().__call__(run, text) if repair_proposal(text) is not None else text
 
 
 def _report(validation: str) -> str:
@@ -178,14 +182,15 @@ class Repair:
     description = "fix a config file until its validator passes; the number of faults is hidden"
     PARAMS: ClassVar[dict[str, Param]] = {
         "faults": Param("1-5", _faults, "faults hidden in each file (a range: each instance draws one)"),
-        "rounds": Param(3, positive_int, "depth of the fixed designs: validate→fix rounds (chain, route, parallel, "
-                                         "evaluate_optimize)"),
+        "rounds": Param("auto", design_bound, "design: validate→fix rounds of the fixed designs (chain, route, "
+                                              "parallel, evaluate_optimize); auto = the largest fault count"),
         "voters": Param(3, positive_int, "parallel: proposals voted on per fix"),
-        "crowding": Param(0.0, _non_negative, "extra error per additional decision made in one call"),
+        "crowding": Param(CROWDING, _non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
     }
 
     def __init__(self, **params: Any) -> None:
         init_params(self, params)
+        self.rounds: int = self.rounds or self.faults.high  # auto: every instance within reach
 
     def instances(self, n: int, seed: int) -> list[Instance]:
         return [self._instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n)]
@@ -255,14 +260,14 @@ class Repair:
                                LLM("synthesize", SYNTHESIZER.format(path=path), SYSTEM, checker))
         if pattern == "parallel":
             def apply(proposal: str) -> dict[str, Any]:
-                match = PROPOSAL.match(proposal.strip())
-                assert match is not None  # ApplyEdit only calls it on a proposal
-                return {"path": path, "line_no": int(match.group(1)), "text": match.group(2)}
+                found = repair_proposal(proposal)
+                assert found is not None  # ApplyEdit only calls it on a proposal
+                return {"path": path, "line_no": found[0], "text": found[1]}
 
             steps = [s for r in range(1, self.rounds + 1) for s in (
                 validate(f"validate_{r}"),
                 Parallel(vote=LLM(f"propose_{r}", PROPOSER.format(path=path), SYSTEM), n=self.voters,
-                         aggregate=majority, name=f"vote_{r}"),
+                         aggregate=proposal_vote, name=f"vote_{r}"),
                 ApplyEdit(f"apply_{r}", env.tools, "replace_line", apply))]
             return Chain([*steps, *finish], name="parallel", pattern="parallel")
         return Chain([validate("validate_1"),

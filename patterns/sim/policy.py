@@ -98,13 +98,14 @@ class Decider:
         self.mistakes = 0
 
     def correct(self) -> bool:
-        return self._draw(self.error_rate)
+        return self.draw(self.error_rate)
 
     def judge(self) -> bool:
         """True if this call's judgement (right/wrong of a result it is shown) is itself right."""
-        return self._draw(self.checker_error_rate)
+        return self.draw(self.checker_error_rate)
 
-    def _draw(self, rate: float) -> bool:
+    def draw(self, rate: float) -> bool:
+        """One decision that is wrong with probability `rate` (counted in decisions and mistakes)."""
         self.decisions += 1
         ok = self.rng.random() >= rate
         if not ok:
@@ -125,10 +126,7 @@ def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
     if crowding == 0 or k <= 1:
         return [decide.correct() for _ in range(k)]
     rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
-    oks = [decide.rng.random() >= rate for _ in range(k)]
-    decide.decisions += k  # keep SimModel's decision and mistake counters true
-    decide.mistakes += oks.count(False)
-    return oks
+    return [decide.draw(rate) for _ in range(k)]
 
 
 @dataclass(frozen=True)

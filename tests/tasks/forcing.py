@@ -19,13 +19,10 @@ class Forced(Decider):
         super().__init__(inner.rng, inner.error_rate)
         self.policy = policy
 
-    def correct(self) -> bool:
+    def draw(self, rate: float) -> bool:  # every decision (plain, judgement, crowded) is counted and forced
         index, self.policy.count = self.policy.count, self.policy.count + 1
         self.decisions += 1
         return index not in self.policy.wrong
-
-    def judge(self) -> bool:  # a judgement is a decision too: counted and forced the same way
-        return self.correct()
 
 
 class ForcedPolicy:

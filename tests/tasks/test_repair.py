@@ -18,7 +18,7 @@ from benchmarks.tasks.repair_files import first_problem
 from benchmarks.tasks.repair_policy import RepairPolicy, Report, fix_for, parse_reports
 from patterns.result import Result
 from patterns.sim import Decider, SimModel
-from patterns.sim.policy import Request, crowded
+from patterns.sim.policy import CROWDING, Request, crowded
 from patterns.workflows import execute, run_workflow
 
 
@@ -45,7 +45,7 @@ def call(env: Environment, name: str, **args: Any) -> tuple[str, bool]:
 
 def test_parameters_and_one_line_errors() -> None:
     family = Repair()
-    assert (str(family.faults), family.rounds, family.voters, family.crowding) == ("1-5", 3, 3, 0.0)
+    assert (str(family.faults), family.rounds, family.voters, family.crowding) == ("1-5", 5, 3, CROWDING)
     assert load_task("repair:faults=2-4,rounds=5").rounds == 5
     for bad in ({"nope": 1}, {"faults": "0"}, {"faults": "x"}, {"faults": "14"}, {"rounds": "0"},
                 {"crowding": "-1"}, {"voters": "many"}):

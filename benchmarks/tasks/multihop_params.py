@@ -1,0 +1,41 @@
+"""`multihop`'s parameter parsers and the generator's document ids (kept apart from the family module)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from .base import IntRange
+
+
+def bounded(parse: Callable[[Any], Any], low: int, high: int, what: str) -> Callable[[Any], Any]:
+    def check(text: Any) -> Any:
+        value = parse(text)
+        top = value.high if isinstance(value, IntRange) else value
+        bottom = value.low if isinstance(value, IntRange) else value
+        if bottom < low or top > high:
+            raise ValueError(f"{what} must be within {low}-{high}, got {text!r}")
+        return value
+    return check
+
+
+def non_negative_float(text: str | float) -> float:
+    value = float(text)
+    if not value >= 0.0:  # also rejects nan
+        raise ValueError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def distinct_ids(rng: random.Random, n: int) -> list[str]:
+    """n distinct 4-digit ids, none a misreading (one digit changed, two adjacent swapped) of another."""
+    def confusable(a: str, b: str) -> bool:
+        diff = [i for i in range(4) if a[i] != b[i]]
+        return len(diff) <= 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    ids: list[str] = []
+    while len(ids) < n:
+        candidate = str(rng.randrange(1000, 10000))
+        if not any(confusable(candidate, other) for other in ids):
+            ids.append(candidate)
+    return [f"doc-{i}" for i in ids]
