@@ -3,9 +3,7 @@
 "What is the total stock of these products: A-17, B-03, C-44?" — a `get_item(item_id)` tool
 returns one product's record (id, name, stock, price); the answer is the sum of the stock, the
 highest price, or the name of the cheapest product (one question kind per instance), graded by
-`readers.fanout_score`: the one value the (last) `ANSWER:` line gives, however it is formatted
-(numbers as decimals, product ids set aside, names case- and punctuation-blind); two candidate
-values, or a product named that is not the answer's own, score 0.
+exact match after normalisation (numbers as decimals, names case- and punctuation-blind).
 The lookups are independent, so the graph can be drawn once the ids are read. The designs:
 - single: one call with get_item offered for one round (it batches every lookup), then the answer;
 - chain: look up and transcribe the records (one tool round) -> gate: no lookup failed -> aggregate;
@@ -38,8 +36,7 @@ from patterns.tools import ToolSet, tool
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Gate, Orchestrate, Parallel, Route, Single, ToolStep
 
 from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
-from .fanout_policy import ITEM_ID, KINDS, SUBTASK, FanoutPolicy, unique
-from .readers import failed_lookups, fanout_score
+from .fanout_policy import ITEM_ID, KINDS, SUBTASK, FanoutPolicy, answer_of, normalise_answer, unique
 
 SYSTEM = ("[fanout] You answer questions about products in a store catalog. Product ids look like A-17. "
           "Read product records with the get_item tool; never guess a value.")
@@ -191,8 +188,8 @@ class Fanout:
                      "(or `ID: not found`). Do not answer the question yet.", SYSTEM, env.tools)
 
         def all_found(text: str) -> bool | str:
-            failed = failed_lookups(text)
-            return not failed or "a lookup failed: " + ", ".join(line.split(":")[0] for line in failed)
+            return "not found" not in text.lower() or "a lookup failed: " + ", ".join(
+                line.split(":")[0] for line in text.splitlines() if "not found" in line.lower())
 
         return Chain([lookup, Gate("all_found", all_found), LLM("aggregate", AGGREGATE, SYSTEM)])
 
@@ -238,8 +235,9 @@ class Fanout:
         return Agent(system=AGENT_SYSTEM, tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
-        data = instance.data
-        return fanout_score(data["kind"], output or "", data["catalog"], data["answer"])
+        kind, expected = instance.data["kind"], instance.data["answer"]
+        got = normalise_answer(kind, answer_of(output or ""))
+        return 1.0 if got and got == normalise_answer(kind, expected) else 0.0
 
     def policy(self) -> FanoutPolicy:
         return FanoutPolicy(crowding=self.crowding)
