@@ -15,6 +15,7 @@ from typing import Any
 import anthropic
 from anthropic.types import Message
 
+from .caching import with_breakpoints
 from .clock import Clock, clock_of, gather_timed
 from .events import Event, Kind, model_call_event, tool_call_event
 from .hooks import Hooks, call_hook
@@ -134,6 +135,8 @@ class Run:
         params.setdefault("max_tokens", self.limits.max_tokens)
         if self.hooks.before_model is not None:
             await call_hook(self.hooks.before_model, params)
+        if self.limits.prompt_cache:  # the one place every pattern's calls pass: see patterns/caching.py
+            params = with_breakpoints(params)
         self.in_flight += 1
         try:
             start = self.elapsed()

@@ -68,6 +68,7 @@ class SimServer:
         self.policies: list[Policy] = list(policies or [])  # append later to register a task family
         self.model = SimModel(FirstAccepting(self.policies, fallback=GenericPolicy()), **sim_knobs)
         self.model.tokens = TokenCounter(4096)  # every request brings fresh dicts: keep the cache small
+        self.model.prompt_cache.keep_wall_time()  # each request runs at virtual time 0 in its own event loop
         self.network = netfaults.NetworkFaults(self.model.seed, disconnect_rate=disconnect_rate,
                                                slow_rate=slow_rate, malformed_rate=malformed_rate)
         self.slow_s = slow_s

@@ -73,7 +73,8 @@ def test_stop_sequence_completes() -> None:
 def test_tool_round_then_answer_builds_the_api_conversation() -> None:
     use = tool_use_block("add", {"a": 2, "b": 3}, id="toolu_a")
     model = ScriptedModel([message("Let me add.", use), message("5")])
-    res = run_agent(model, "What is 2+3?", system="Be terse.", tools=TOOLS)
+    # the request exactly as the loop built it (the cache breakpoints added on top: tests/test_caching.py)
+    res = run_agent(model, "What is 2+3?", system="Be terse.", tools=TOOLS, limits=Limits(prompt_cache=False))
     assert res.terminal is Terminal.COMPLETED and res.output == "5"
     assert res.steps == 2 and res.tool_calls == 1
     assistant, user = res.messages[1], res.messages[2]
@@ -225,7 +226,7 @@ def test_hooks_see_every_call_and_may_abort() -> None:
 
 def test_pause_turn_sends_the_content_back_without_a_user_message() -> None:
     model = ScriptedModel([message("thinking...", stop_reason="pause_turn"), message(" done")])
-    res = run_agent(model, "hi")
+    res = run_agent(model, "hi", limits=Limits(prompt_cache=False))  # the request as the loop built it
     assert res.terminal is Terminal.COMPLETED and res.steps == 2 and res.output == "thinking... done"
     sent = model.requests[1]["messages"]
     assert sent[-1] == {"role": "assistant", "content": [{"type": "text", "text": "thinking..."}]}
@@ -236,7 +237,7 @@ def test_pause_turn_sends_the_content_back_without_a_user_message() -> None:
 
 def test_max_tokens_with_text_continues_and_joins_the_parts() -> None:
     model = ScriptedModel([message("The answer", stop_reason="max_tokens"), message(" is 42.")])
-    res = run_agent(model, "hi", limits=Limits(max_tokens=100))
+    res = run_agent(model, "hi", limits=Limits(max_tokens=100, prompt_cache=False))  # the request as built
     assert res.terminal is Terminal.COMPLETED and res.output == "The answer is 42."
     second = model.requests[1]
     assert second["max_tokens"] == 200

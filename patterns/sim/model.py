@@ -4,8 +4,9 @@
 `anthropic.types.Message`, or raises the SDK's own exceptions. In order, it: validates the
 request as the API does (400 `invalid_request_error`); counts input tokens over the whole
 request (`tokens.py`); rejects a prompt over `context_window` ("prompt is too long: N tokens >
-M maximum"); draws the injected faults; asks the policy for a reply (one `Decider` per call);
-assigns ids; applies stop sequences and max_tokens (`shaping.py`); sleeps the modelled
+M maximum"); draws the injected faults; splits the prompt into cache reads, writes and
+plain input by its `cache_control` breakpoints (`cache.py`); asks the policy for a reply (one
+`Decider` per call); assigns ids; applies stop sequences and max_tokens (`shaping.py`); sleeps the modelled
 latency on `self.clock` (virtual by default, so nothing really waits).
 
 **Seeding.** Every call's randomness comes from its own `random.Random`, seeded from
@@ -41,7 +42,8 @@ from anthropic.types import Message
 
 from ..clock import REAL_CLOCK, Clock, VirtualClock
 from ..conversation import GrowingConversations
-from . import continuation, faults
+from . import continuation, faults, summary
+from .cache import PromptCache, min_cacheable_tokens, split
 from .generic import GenericPolicy
 from .knobs import KNOBS, check_knobs, fault_probabilities, parse_knobs
 from .latency import REJECT_S, Latency
@@ -105,6 +107,7 @@ class SimModel:
         self.mistakes = 0
         self._attempts: dict[bytes, int] = {}
         self._answers: dict[bytes, int] = {}
+        self.prompt_cache = PromptCache(min_cacheable_tokens(self.price_id))  # per fork: a trial reads only its own
 
     def fork(self, stream: str) -> SimModel:
         """The same model (knobs, policy, token cache, clock) on its own random stream and counters."""
@@ -128,6 +131,7 @@ class SimModel:
         with self._lock:
             self.calls += 1
         try:
+            params, layout = split(params)  # cache_control is not content: the policy and the seed never see it
             call = prepare(params, self.conversations)
         except anthropic.APIStatusError:
             self._count_rejection("invalid_request")
@@ -141,6 +145,8 @@ class SimModel:
         digest = self._digest(call)
         if inject_faults:
             await self._maybe_fault(digest)
+        read, written = self.prompt_cache.account(call, layout, self.tokens, now=self.clock.now(),
+                                                  ready_at=self.clock.now() + self.latency.seconds(input_tokens, 0))
         plain = [self.tokens.entry(m).plain for m in call.messages]
         cut = continuation.split(plain)
         said = cut[1] if cut else None
@@ -156,7 +162,7 @@ class SimModel:
             tools=[self.tokens.entry(t).plain for t in call.offered_tools], max_tokens=call.max_tokens,
             stop_sequences=call.stop_sequences)
         decide = Decider(rng, *self.physics.rates(input_tokens))
-        reply = self.policy.respond(request, decide)
+        reply = summary.answer(self.policy, request, decide)  # a compaction request gets a summary
         ids = self._hex("ids", digest, n)
         blocks = self._blocks(reply.content, ids)
         if said is not None:
@@ -171,8 +177,8 @@ class SimModel:
             "id": f"msg_sim_{ids[:24]}", "type": "message", "role": "assistant",
             "model": call.model or self.name, "content": shaped.content, "stop_reason": stop_reason,
             "stop_sequence": shaped.stop_sequence,
-            "usage": {"input_tokens": input_tokens, "output_tokens": shaped.output_tokens,
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+            "usage": {"input_tokens": input_tokens - read - written, "output_tokens": shaped.output_tokens,
+                      "cache_creation_input_tokens": written, "cache_read_input_tokens": read},
         })
         with self._lock:
             self.replies += 1
