@@ -52,6 +52,7 @@ class BenchConfig:
     workers: int | None = 1  # processes (shards); None: all cores for a simulated model, else 1 (`shards.py`)
     executor: str = "local"  # "local" processes, or "ray" tasks on a Ray cluster
     address: str | None = None  # the Ray cluster (`auto`, `ray://host:10001`); None: a local Ray instance
+    grader_model: str | None = None  # a model-graded task's grader (`--grader-model`); None: the run's model
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.patterns if p not in PATTERNS]
@@ -100,11 +101,18 @@ def plan(config: BenchConfig) -> tuple[list[TrialSpec], dict[str, Any]]:
         family = load_task(task_spec)
         label = task_label(family)
         policies[label] = family.policy()
+        skipped = not_offered(family)  # e.g. `route` for a task file without [routes]
         for instance in family.instances(config.instances, config.seed):
-            for pattern in config.patterns:
+            for pattern in (p for p in config.patterns if p not in skipped):
                 for t in range(config.trials):
                     specs.append(TrialSpec(pattern, label, family, instance, t, config.model, config.seed))
     return specs, policies
+
+
+def not_offered(family: Any) -> dict[str, str]:
+    """The patterns a family does not offer, each with its reason (a family may declare `not_offered()`)."""
+    declared = getattr(family, "not_offered", None)
+    return dict(declared()) if callable(declared) else {}
 
 
 async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]], None] | None = None,
@@ -161,6 +169,7 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
     doc = manifest(model=config.model, seed=config.seed, patterns=list(config.patterns), tasks=list(config.tasks),
                    instances=config.instances, trials=config.trials, limits=vars_of(config.limits),
                    retry=vars_of(config.retry), workers=workers, executor=config.executor,
+                   grader_model=config.grader_model or config.model,
                    started=started, finished=datetime.now(UTC).isoformat(timespec="seconds"),
                    sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
     runs, summary = write_outputs(config.out, records, doc)
@@ -174,6 +183,10 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
                     keep_going: Callable[[], bool] = lambda: True) -> None:
     """Run trials in this process, at most `concurrency` at once; `on_record` sees each as it ends."""
     shared = model if hasattr(model, "fork") else BoundedModel(model, max_in_flight)
+    grader = None
+    if config.grader_model and any(getattr(s.family, "agrade", None) for s in specs):
+        grader = load_model(config.grader_model)
+        grader = grader if hasattr(grader, "fork") else BoundedModel(grader, max_in_flight)
     queue = deque(specs)
 
     async def worker() -> None:
@@ -182,10 +195,15 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
             # Its own task, so its own timeline: on a virtual clock every trial starts at 0, whichever
             # trials ran before it in this worker (or process), so its event times are the same floats.
             row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
-                                                              limits=config.limits, retry=config.retry))
+                                                              limits=config.limits, retry=config.retry,
+                                                              grader=grader))
             on_record(spec, row, events)
 
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(specs), 1)))))
+    try:
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(specs), 1)))))
+    finally:
+        if grader is not None and callable(getattr(grader, "aclose", None)):
+            await grader.aclose()  # a grader's SDK client belongs to this event loop, as the model's does
 
 
 def vars_of(settings: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ RUN_COLUMNS = [
     "run_id", "pattern", "task", "instance", "trial", "model", "seed", "success", "score", "terminal", "steps",
     "tool_calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens",
     "cost_usd", "latency_s", "wall_s", "errors", "retries", "recoveries", "error_kinds", "faults_injected", "detail",
+    "grader_cost_usd",  # a model-graded scorer's own cost (task files' `model:<rubric>`), never in cost_usd
 ]
 
 
@@ -63,9 +64,20 @@ def trial_model(model: Any, spec: TrialSpec, policy: Any) -> Any:
     return twin
 
 
+async def grade_output(family: Any, instance: Instance, env: Any, output: str, model: Any,
+                       **run_options: Any) -> tuple[float, Result | None]:
+    """(score, the grader's own Result if a model graded it): `agrade` when the family has one."""
+    agrade = getattr(family, "agrade", None)
+    if agrade is None:
+        return float(family.grade(instance, env, output)), None
+    score, graded = await agrade(instance, env, output, model, **run_options)
+    return float(score), graded
+
+
 async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: Limits | None = None,
-                    retry: RetryPolicy | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(runs.csv row, events.jsonl rows) for one trial."""
+                    retry: RetryPolicy | None = None,
+                    grader: Any = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(runs.csv row, events.jsonl rows) for one trial; `grader` grades a model-graded task (default: `model`)."""
     wall0 = time.perf_counter()
     m = trial_model(model, spec, policy)
     with tempfile.TemporaryDirectory(prefix="wva-trial-") as workdir:
@@ -73,13 +85,19 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
             env = spec.family.environment(spec.instance, Path(workdir))
             design = spec.family.design(spec.pattern, env)
             result = await execute(design, m, spec.instance.prompt, limits=limits, retry=retry, seed=spec.seed)
-            score = float(spec.family.grade(spec.instance, env, result.output))
+            g = m if grader is None else trial_model(grader, replace(spec, trial=-1 - spec.trial), policy)
+            score, graded = await grade_output(spec.family, spec.instance, env, result.output, g, retry=retry,
+                                               seed=spec.seed)
         except ReplayMismatch:
             raise  # the cassette does not fit this sweep: a usage problem, not a trial's outcome
         except Exception as exc:  # a bug in one trial's code is that trial's error, not the sweep's end
             return _crash_row(spec, m, exc, time.perf_counter() - wall0), []
     wall = time.perf_counter() - wall0
-    return _row(spec, m, result, score, wall), [_event_row(spec.run_id, e) for e in result.events]
+    events = [_event_row(spec.run_id, e) for e in result.events]
+    if graded is not None:  # the grader's calls are its own events, apart from the pattern's
+        rows = (_event_row(spec.run_id, e) for e in graded.events)
+        events += [{**row, "kind": f"grader_{row['kind']}"} for row in rows]
+    return {**_row(spec, m, result, score, wall), "grader_cost_usd": graded.cost_usd if graded else None}, events
 
 
 def _base(spec: TrialSpec) -> dict[str, Any]:
@@ -115,6 +133,7 @@ def _crash_row(spec: TrialSpec, model: Any, exc: Exception, wall: float) -> dict
         "input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0, "total_tokens": 0,
         "cost_usd": None, "latency_s": 0.0, "wall_s": round(wall, 6), "errors": 1, "retries": 0, "recoveries": 0,
         "error_kinds": kind, "faults_injected": _faults(model), "detail": redact(f"{kind}: {exc}")[:300],
+        "grader_cost_usd": None,
     }
 
 

@@ -18,6 +18,16 @@ def csv_list(text: str) -> tuple[str, ...]:
     return items
 
 
+def task_list(text: str) -> tuple[str, ...]:
+    """`--tasks`: specs separated by ',' or ';' (grammar: `benchmarks.tasks.registry.split_task_list`)."""
+    from benchmarks.tasks.registry import split_task_list
+
+    try:
+        return tuple(split_task_list(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     from benchmarks.names import DEFAULT_TASKS, PATTERNS
 
@@ -27,13 +37,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "summary.csv and manifest.json to --out. Safe to interrupt: --resume runs only the missing trials.")
     p.add_argument("--patterns", type=csv_list, default=PATTERNS, metavar="LIST",
                    help=f"comma-separated patterns (default: all: {','.join(PATTERNS)})")
-    p.add_argument("--tasks", type=csv_list, default=DEFAULT_TASKS, metavar="LIST",
-                   help="comma-separated task specs, NAME[:key=value,...] or module.path:Class (default: all five; "
-                   "'wva tasks' lists them). Several specs with parameters: separate them with ';'")
+    p.add_argument("--tasks", type=task_list, default=DEFAULT_TASKS, metavar="LIST",
+                   help="comma-separated task specs: NAME[:key=value,...], module.path:Class or a task file "
+                   "path.toml (default: all five; 'wva tasks' lists them). A 'key=value' after a comma continues "
+                   "the spec before it (multihop:hops=1-6,depth=3,support is two tasks); ';' also separates")
     p.add_argument("--instances", type=positive_int, default=20, metavar="N", help="instances per task (default: 20)")
     p.add_argument("--trials", type=positive_int, default=3, metavar="K", help="trials per instance (default: 3)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
+    p.add_argument("--grader-model", type=model_spec, default=None, metavar="SPEC",
+                   help="the model that grades a task file's model:<rubric> scorer (default: the run's --model)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed for instances and the model (default: 0)")
     p.add_argument("--concurrency", type=positive_int, default=16, metavar="C",
                    help="trials in flight (default: 16)")
@@ -61,16 +74,17 @@ def run(args: argparse.Namespace) -> int:
 
     from ._tables import bench_table
 
-    tasks = tuple(t for spec in args.tasks for t in spec.split(";") if t.strip())
+    tasks = tuple(args.tasks)
     try:
         config = BenchConfig(patterns=args.patterns, tasks=tasks, instances=args.instances, trials=args.trials,
                              model=args.model, seed=args.seed, concurrency=args.concurrency,
                              max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
-                             workers=args.workers, executor=args.executor, address=args.address)
-        for spec in tasks:  # every task spec checked before anything is written
-            load_task(spec)
+                             workers=args.workers, executor=args.executor, address=args.address,
+                             grader_model=getattr(args, "grader_model", None))
+        families = [load_task(spec) for spec in tasks]  # every task spec checked before anything is written
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    notes = task_notes(families, args.patterns, args.model)
     if args.executor == "ray":
         from benchmarks.shards import import_ray
 
@@ -78,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
             import_ray()
         except RuntimeError as exc:
             raise UsageError(str(exc)) from None
+    for line in notes["warnings"]:
+        print(f"wva: warning: {line}", file=__import__("sys").stderr)
     progress: dict[str, Progress] = {}
 
     def start(total: int, done: int) -> None:
@@ -97,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     for warning in outcome.warnings:
         print(f"wva: warning: {warning}", file=__import__("sys").stderr)
     print(bench_table(outcome.summary))
+    for line in notes["not_offered"]:
+        print(line)
     try:  # the recommendation per task; a failure here must never cost the bench's results, already written
         from benchmarks.criterion import format_verdicts, write_criterion
 
@@ -105,3 +123,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
     print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")
     return 0
+
+
+def task_notes(families: list[Any], patterns: tuple[str, ...], model: str) -> dict[str, list[str]]:
+    """What to tell the user about these tasks: the sim warning (once) and the patterns not offered."""
+    from benchmarks.bench import not_offered
+    from benchmarks.tasks.base import task_label
+    from benchmarks.tasks.dataset import sim_warning
+
+    warning = sim_warning(model, families)
+    skipped = [f"{pattern}: not offered for {task_label(f)}: {reason}"
+               for f in families for pattern, reason in not_offered(f).items() if pattern in patterns]
+    return {"warnings": [warning] if warning else [], "not_offered": skipped}

@@ -21,6 +21,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("task", metavar="TASK", help="a task spec: NAME[:key=value,...] ('wva tasks' lists them)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
+    p.add_argument("--grader-model", type=model_spec, default=None, metavar="SPEC",
+                   help="the model that grades a task file's model:<rubric> scorer (default: --model)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
     p.add_argument("--instance", type=nonneg_int, default=0, metavar="I", help="instance index (default: 0)")
     p.add_argument("--json", action="store_true", help="print the Result as one JSON document")
@@ -30,29 +32,46 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import asyncio
     import json
+    import sys
     import tempfile
     from pathlib import Path
 
+    from benchmarks.tasks.dataset import sim_warning
     from benchmarks.tasks.registry import load_task
-    from benchmarks.trial import TrialSpec, trial_model
+    from benchmarks.trial import TrialSpec, grade_output, trial_model
     from patterns.workflows import execute
 
     from ._tables import fmt_cost
 
     try:
         family = load_task(args.task)
+        reason = getattr(family, "not_offered", dict)().get(args.pattern)
+        if reason:
+            raise ValueError(f"{args.pattern} is not offered for task {family.name!r}: {reason}")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    instance = family.instances(args.instance + 1, args.seed)[args.instance]
+    rows = family.instances(args.instance + 1, args.seed)
+    if args.instance >= len(rows):
+        raise UsageError(f"--instance {args.instance} is out of range: task {family.name!r} has {len(rows)} instances")
+    instance = rows[args.instance]
+    if warning := sim_warning(args.model, [family]):
+        print(f"wva: warning: {warning}", file=sys.stderr)
     spec = TrialSpec(args.pattern, args.task, family, instance, 0, args.model, args.seed)
     model = trial_model(build_model(args.model), spec, family.policy())
-    with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
-        env = family.environment(instance, Path(workdir))
-        result = asyncio.run(execute(family.design(args.pattern, env), model, instance.prompt, seed=args.seed))
-        score = family.grade(instance, env, result.output)
+    grader = model if args.grader_model is None else trial_model(build_model(args.grader_model), spec, family.policy())
+
+    async def one() -> tuple[Any, float, Any]:
+        with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
+            env = family.environment(instance, Path(workdir))
+            result = await execute(family.design(args.pattern, env), model, instance.prompt, seed=args.seed)
+            score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
+            return result, score, graded
+
+    result, score, graded = asyncio.run(one())
+    grader_cost = graded.cost_usd if graded is not None else None
     if args.json:
-        print(json.dumps({**result.to_dict(), "instance": instance.id, "task": args.task, "score": score},
-                         default=str, ensure_ascii=False))
+        print(json.dumps({**result.to_dict(), "instance": instance.id, "task": args.task, "score": score,
+                          "grader_cost_usd": grader_cost}, default=str, ensure_ascii=False))
         return 0
     u = result.usage
     print(f"task:       {args.task} / {instance.id}\n{instance.prompt}\n")
@@ -63,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"steps:      {result.steps} model calls, {result.tool_calls} tool calls, {result.retries} retries")
     print(f"tokens:     {u.input_tokens} in, {u.output_tokens} out, {u.cache_read_tokens} cache read, "
           f"{u.cache_write_tokens} cache write")
-    print(f"cost:       {fmt_cost(result.cost_usd)}")
+    print(f"cost:       {fmt_cost(result.cost_usd)}"
+          + (f" (+ {fmt_cost(grader_cost)} grading, apart)" if graded is not None else ""))
     print(f"latency:    {result.latency_s:.2f} s ({'modelled' if getattr(model, 'clock', None) else 'measured'})")
     return 0

@@ -1,13 +1,22 @@
-"""Finding a task family by name (built in) or by import path (a user's own), with its parameters.
+"""Finding a task family by name (built in), by import path (a user's own) or a task file, with its parameters.
 
-A task spec is `NAME[:key=value,...]` for a built-in family (`multihop:hops=1-6,depth=3`) or
-`package.module:Class[:key=value,...]` for one of your own (`mypkg.tasks:MyFamily`).
+A task spec is `NAME[:key=value,...]` for a built-in family (`multihop:hops=1-6,depth=3`),
+`package.module:Class[:key=value,...]` for one of your own (`mypkg.tasks:MyFamily`), or
+`path/to/task.toml[:key=value,...]` for a task file (`benchmarks/tasks/dataset/`).
+
+A list of specs (`--tasks`) is read by `split_task_list`, with this grammar: the list is cut at
+`;` and at `,`; a piece that reads `key=value` (an identifier, then `=`) continues the spec
+before it as one more parameter; any other piece (a family name, a module path, a `.toml`
+path) starts a new spec. So `multihop:hops=1-6,depth=3,support` is two specs. A piece that is
+neither (e.g. `multihop:hops=1-6,3`: is `3` a value or a task?) is refused as ambiguous, and a
+parameter with no spec before it is refused too.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from typing import Any
 
@@ -22,13 +31,51 @@ BUILTIN = {
 }
 
 
-def _split(spec: str) -> tuple[str, dict[str, str]]:
+_PARAM = re.compile(r"\s*[A-Za-z_]\w*\s*=")
+
+
+def _starts_spec(piece: str) -> bool:
+    """A piece that can only begin a task spec: a known family, a module path or a task file."""
+    head = piece.split(":")[0].strip()
+    return head in BUILTIN or ":" in piece or "." in head or "/" in head or os.sep in head
+
+
+def split_task_list(text: str) -> list[str]:
+    """The task specs in a `--tasks` list (grammar in the module docstring); one-line ValueErrors."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in re.split(r"[;,]", text)):
+        if not piece:
+            continue
+        if _PARAM.match(piece) and ":" not in piece.partition("=")[0]:
+            if not specs:
+                raise ValueError(f"task parameter {piece!r} comes before any task: write NAME:{piece}")
+            specs[-1] += ("," if _split_head(specs[-1])[1] else ":") + piece
+        elif _starts_spec(piece) or not specs:
+            specs.append(piece)
+        else:
+            raise ValueError(f"ambiguous task list {text!r}: {piece!r} after {specs[-1]!r} is neither a "
+                             f"key=value parameter nor a task ({', '.join(BUILTIN)}, module.path:Class or a "
+                             ".toml file); separate tasks with ';'")
+    if not specs:
+        raise ValueError(f"no task in {text!r}: choose from {', '.join(BUILTIN)}")
+    return specs
+
+
+def _split_head(spec: str) -> tuple[str, str]:
+    """(the family part, the parameters text) of one spec."""
     head, params = spec, ""
     parts = spec.split(":")
-    if "." in parts[0] and len(parts) >= 2:  # a module path: module:Class[:params]
+    if parts[0].strip().lower().endswith(".toml"):  # a task file: path.toml[:params]
+        head, params = parts[0], ":".join(parts[1:])
+    elif "." in parts[0] and len(parts) >= 2:  # a module path: module:Class[:params]
         head, params = ":".join(parts[:2]), ":".join(parts[2:])
     elif len(parts) >= 2:
         head, params = parts[0], ":".join(parts[1:])
+    return head, params
+
+
+def _split(spec: str) -> tuple[str, dict[str, str]]:
+    head, params = _split_head(spec)
     raw: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in params.split(","))):
         key, eq, value = item.partition("=")
@@ -63,6 +110,10 @@ def load_task(spec: str) -> Any:
     if not spec or not spec.strip():
         raise ValueError(f"empty task spec: choose from {', '.join(BUILTIN)}")
     head, raw = _split(spec)
+    if head.lower().endswith(".toml"):
+        from .dataset import DatasetTask  # only a task file pays for reading one
+
+        return DatasetTask.from_file(head, **raw)
     cls = family_class(head)
     try:
         return cls(**raw)
