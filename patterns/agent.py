@@ -8,7 +8,8 @@ from typing import Any
 import anthropic
 
 from .blocks import block_params
-from .compaction import compact, is_prompt_too_long, size
+from .compaction import Pressure, compact, is_prompt_too_long, pressure_of, size
+from .compaction_summary import replacement, summary_request, truncated_middle
 from .events import Kind
 from .hooks import Hooks
 from .limits import Abort, Limits
@@ -17,10 +18,12 @@ from .retry import RetryPolicy
 from .run import Failure, Run, StopRun
 from .sync import run_sync
 from .tools import ToolSet
+from .usage import Usage
 
 CONTINUE_NUDGE = "Continue exactly where you stopped. Do not apologise and do not repeat anything."
 MAX_TOKENS_CAP = 32_000  # escalation doubles max_tokens up to this
 MAX_CONTINUATIONS = 8  # text continuations after max_tokens, before the run gives up
+STAGE2_SHARE = 0.5  # after a summarising compaction the conversation aims at half the room, so the run can go on
 
 
 async def arun_agent(
@@ -37,7 +40,9 @@ async def arun_agent(
     Recovery turns are just more turns: `max_tokens` keeps the partial text, doubles max_tokens
     and asks the model to continue (or, inside an unfinished tool_use, retries the same request
     with more room); `pause_turn` sends the reply back as it is; "prompt is too long" (or
-    `model_context_window_exceeded`) compacts the context and tries again; `refusal` ends it.
+    `model_context_window_exceeded`, or a prompt over `Limits.compact_at_tokens`) compacts the
+    context in two stages (`_compacted`: clear old tool results; if that is not enough, one model
+    call summarises the conversation, `_summarised`) and tries again; `refusal` ends it.
     API errors are retried by the retry policy inside `run.sample`. Whatever happens, the
     Result carries the conversation, usage and events recorded up to the end.
     """
@@ -62,14 +67,21 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
     request: dict[str, Any] = {"system": system} if system else {}
     if tools.params:
         request["tools"] = tools.params
-    while True:  # bounded: each turn is a model call (max_steps) or a strictly shrinking compaction
+    squeezed = False  # stage 2 ran and no reply came since: one more overflow ends the run (never loops)
+    due: Pressure | None = None  # the last reply's prompt passed Limits.compact_at_tokens
+    while True:  # bounded: each turn is a model call (max_steps), or a compaction that ends the run when repeated
+        if due is not None:
+            messages[:], squeezed = await _compacted(run, messages, due, squeezed, request, max_tokens)
+            due = None
         try:
             reply = await run.sample(messages=messages, max_tokens=max_tokens, **request)
         except anthropic.BadRequestError as exc:
             if not is_prompt_too_long(exc):
                 raise
-            messages[:] = _compacted(run, messages)
+            pressure = pressure_of(exc, messages)
+            messages[:], squeezed = await _compacted(run, messages, pressure, squeezed, request, max_tokens)
             continue
+        squeezed, due = False, _due(run, reply, messages)
         content, uses = _sendable(reply.content)
         match reply.stop_reason:
             case "max_tokens" if uses:
@@ -78,7 +90,9 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
                 messages[:] = _continued(run, messages, content, parts)
                 max_tokens = _escalated(run, max_tokens, required=False)
             case "model_context_window_exceeded":
-                messages[:] = _compacted(run, _continued(run, messages, _without_tool_use(content), parts))
+                messages[:] = _continued(run, messages, _without_tool_use(content), parts)
+                pressure, due = _filled(reply, messages), None
+                messages[:], squeezed = await _compacted(run, messages, pressure, squeezed, request, max_tokens)
             case "refusal":
                 _append_assistant(messages, _without_tool_use(content))
                 raise StopRun(Terminal.REFUSAL, "the model refused (stop_reason refusal)")
@@ -180,11 +194,65 @@ def _escalated(run: Run, max_tokens: int, *, required: bool) -> int:
     return raised
 
 
-def _compacted(run: Run, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def _compacted(run: Run, messages: list[dict[str, Any]], pressure: Pressure, squeezed: bool,
+                     request: dict[str, Any], max_tokens: int) -> tuple[list[dict[str, Any]], bool]:
+    """Stage 1 (clear old tool results), then stage 2 (summarise) if stage 1 cleared nothing or is
+    estimated not to be enough. Returns the new conversation and whether stage 2 ran."""
+    if squeezed:
+        raise Failure("ContextOverflow", "the context is still too long after a summarising compaction")
     start, before = run.elapsed(), size(messages)
     smaller, cleared = compact(messages)
-    after = size(smaller)
-    if cleared == 0 or after >= before:
-        raise Failure("ContextOverflow", "prompt is too long and the context cannot be compacted further")
-    run.record(Kind.COMPACTION, start, detail=f"cleared {cleared} tool results: {before} -> {after} chars")
+    if cleared:
+        run.record(Kind.COMPACTION, start, name="collapse", detail=(
+            f"stage 1 ({pressure.cause}): cleared {cleared} tool results: {before} -> {size(smaller)} chars, "
+            f"~{pressure.estimate(messages)} -> ~{pressure.estimate(smaller)} tokens (limit {pressure.limit})"))
+        if pressure.estimate(smaller) <= pressure.limit:
+            return smaller, False
+    return await _summarised(run, smaller, pressure, request, max_tokens), True
+
+
+async def _summarised(run: Run, messages: list[dict[str, Any]], pressure: Pressure, request: dict[str, Any],
+                      max_tokens: int) -> list[dict[str, Any]]:
+    """Stage 2: one model call (event `compaction`) summarises the conversation, which the task + summary
+    (+ the latest round, when it fits) replace. A summary request too long itself is retried once with
+    its middle left out; a second overflow ends the run."""
+    start, before = run.elapsed(), size(messages)
+    call = {**request, "max_tokens": max_tokens}
+    if "tools" in request:
+        call["tool_choice"] = {"type": "none"}
+    asked = summary_request(messages)
+    for attempt in (1, 2):
+        try:
+            reply = await run.sample(name="compaction", messages=asked, **call)
+            break
+        except anthropic.BadRequestError as exc:
+            if not is_prompt_too_long(exc):
+                raise
+            if attempt == 2:
+                raise Failure("ContextOverflow", "the summary request is too long even with its middle left out") \
+                    from None
+            asked = summary_request(truncated_middle(messages, pressure_of(exc, asked).chars_for(STAGE2_SHARE)))
+    summary = "".join(b.text for b in reply.content if b.type == "text").strip()
+    if not summary:
+        raise Failure("ContextOverflow", "the summary call returned no text to continue from")
+    smaller = replacement(messages, summary, pressure.chars_for(STAGE2_SHARE))
+    run.record(Kind.COMPACTION, start, name="summary", detail=(
+        f"stage 2 ({pressure.cause}): {len(messages)} messages summarised into {len(smaller)}: {before} -> "
+        f"{size(smaller)} chars, ~{pressure.estimate(messages)} -> ~{pressure.estimate(smaller)} tokens"))
     return smaller
+
+
+def _due(run: Run, reply: Any, messages: list[dict[str, Any]]) -> Pressure | None:
+    """Proactive compaction: the prompt just sent was over Limits.compact_at_tokens."""
+    at = run.limits.compact_at_tokens
+    if at is None:
+        return None
+    prompt = Usage.from_api(reply.usage).prompt_tokens
+    return Pressure(prompt, at, size(messages), "compact_at_tokens") if prompt > at else None
+
+
+def _filled(reply: Any, messages: list[dict[str, Any]]) -> Pressure:
+    """After model_context_window_exceeded the prompt and the reply filled the window: aim for 3/4 of it,
+    leaving room for the next reply."""
+    window = Usage.from_api(reply.usage).total_tokens
+    return Pressure(window, window * 3 // 4, size(messages), "model_context_window_exceeded")

@@ -1,10 +1,10 @@
-"""Shrinking a conversation that no longer fits the context window.
+"""Shrinking a conversation that no longer fits the context window: stage 1, and what both stages share.
 
-Strategy (no model call, so it cannot itself overflow or fail): replace the content of old
-`tool_result` blocks with a short marker, oldest first, keeping the most recent round intact.
-Tool results are usually the bulk of an agent's context, and the structure (every tool_use
-still has its tool_result) stays valid for the API. If every result is already cleared, the
-conversation cannot be made smaller this way and the run ends with an error.
+Stage 1, a *collapse* (no model call, so it cannot itself overflow or fail): replace the content
+of old `tool_result` blocks with a short marker, oldest first, keeping the latest round intact.
+Tool results are usually the bulk of an agent's context, and the structure (every tool_use still
+has its tool_result) stays valid for the API. When it clears nothing, or is not enough, the loop
+goes on to stage 2, the summarising compaction (`compaction_summary.py`).
 New message dicts are built: the ones already sent are never mutated (SimModel caches their
 token counts by identity).
 """
@@ -12,13 +12,46 @@ token counts by identity).
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
 CLEARED = "[tool result cleared to fit the context window]"
+_TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum", re.I)
 
 
 def size(messages: list[dict[str, Any]]) -> int:
     return len(json.dumps(messages, ensure_ascii=False, default=str))
+
+
+@dataclass(frozen=True, slots=True)
+class Pressure:
+    """How far a conversation of `chars` characters (measured as `tokens` tokens) is over `limit` tokens.
+
+    Token counts come from the API (the 400's "N tokens > M maximum", or a reply's usage); the
+    size of a smaller conversation is estimated in proportion to its characters. That estimate
+    counts the system prompt and tools as if they shrank too, so it errs on the side of trying
+    the cheap stage first: a wrong guess costs one more 400, which then goes to stage 2.
+    """
+
+    tokens: int
+    limit: int
+    chars: int
+    cause: str = "prompt is too long"
+
+    def estimate(self, messages: list[dict[str, Any]]) -> int:
+        return self.tokens * size(messages) // max(1, self.chars)
+
+    def chars_for(self, share: float) -> int:
+        """Characters a conversation may hold to use `share` of the limit."""
+        return int(self.chars * share * self.limit / max(1, self.tokens))
+
+
+def pressure_of(exc: BaseException, messages: list[dict[str, Any]]) -> Pressure:
+    """The pressure a "prompt is too long" 400 reports (twice the window when it does not say how much)."""
+    m = _TOO_LONG.search(str(exc))
+    tokens, limit = (int(m.group(1)), int(m.group(2))) if m else (2, 1)
+    return Pressure(tokens, limit, size(messages))
 
 
 def _clear(block: Any) -> Any:
@@ -28,13 +61,15 @@ def _clear(block: Any) -> Any:
 
 
 def compact(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """(smaller conversation, tool results cleared). Clears all but the last round first, then that too."""
+    """Stage 1: (smaller conversation, tool results cleared). The latest round is never cleared."""
     rounds = [i for i, m in enumerate(messages)
               if m["role"] == "user" and isinstance(m["content"], list)
               and any(_clear(b) is not b for b in m["content"])]
-    if not rounds:
+    latest = max((i for i, m in enumerate(messages) if m["role"] == "user" and isinstance(m["content"], list)
+                  and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"])), default=-1)
+    targets = {i for i in rounds if i != latest}
+    if not targets:
         return messages, 0
-    targets = set(rounds[:-1]) or set(rounds)
     out: list[dict[str, Any]] = []
     cleared = 0
     for i, m in enumerate(messages):

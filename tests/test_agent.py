@@ -270,7 +270,8 @@ def test_prompt_too_long_compacts_old_tool_results_and_retries() -> None:
 
 
 def test_prompt_too_long_that_cannot_be_compacted_is_an_error() -> None:
-    res = run_agent(ScriptedModel([prompt_too_long()]), "a very long prompt")
+    too_long = [prompt_too_long(), prompt_too_long(), prompt_too_long()]  # the call, its summary, truncated too
+    res = run_agent(ScriptedModel(too_long), "a very long prompt")
     assert res.terminal is Terminal.ERROR and res.errors[0].kind == "ContextOverflow"
 
 

@@ -121,9 +121,9 @@ def test_prompt_too_long_compacts_old_tool_results_and_recovers() -> None:
 def test_a_prompt_that_cannot_be_compacted_ends_in_context_overflow() -> None:
     with Tapped("never", context_window=10) as server:
         res = sdk(server, agent("This first prompt alone is longer than ten tokens.", retry=FAST))
-    assert res.terminal is Terminal.ERROR and res.steps == 0 and server.posts == 1
+    assert res.terminal is Terminal.ERROR and res.steps == 0 and server.posts == 3  # the call, its summary, truncated
     assert [e.kind for e in res.errors] == ["ContextOverflow"]
-    assert [e.error_type for e in kinds(res, Kind.ERROR)] == ["BadRequestError"]
+    assert [e.error_type for e in kinds(res, Kind.ERROR)] == ["BadRequestError"] * 3
     assert kinds(res, Kind.COMPACTION) == [] and server.script.requests == []
 
 

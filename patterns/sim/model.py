@@ -42,7 +42,7 @@ from anthropic.types import Message
 
 from ..clock import REAL_CLOCK, Clock, VirtualClock
 from ..conversation import GrowingConversations
-from . import continuation, faults
+from . import continuation, faults, summary
 from .cache import PromptCache, min_cacheable_tokens, split
 from .generic import GenericPolicy
 from .knobs import KNOBS, check_knobs, fault_probabilities, parse_knobs
@@ -162,7 +162,7 @@ class SimModel:
             tools=[self.tokens.entry(t).plain for t in call.offered_tools], max_tokens=call.max_tokens,
             stop_sequences=call.stop_sequences)
         decide = Decider(rng, *self.physics.rates(input_tokens))
-        reply = self.policy.respond(request, decide)
+        reply = summary.answer(self.policy, request, decide)  # a compaction request gets a summary
         ids = self._hex("ids", digest, n)
         blocks = self._blocks(reply.content, ids)
         if said is not None:
