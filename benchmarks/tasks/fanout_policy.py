@@ -17,6 +17,12 @@ Decision points (each one independent; a wrong one is a plausible mistake):
   FAIL for a good one).
 Answers over incomplete records are given anyway, over the records at hand, with a note.
 
+Feedback (the same rule for every pattern, `patterns.sim.policy.doubts`): noticing that a result
+is wrong is a judgement at `checker_error_rate`, never free. The evaluator's verdict is one; the
+agent makes the same judgement of its own answer (up to `rechecks` times, the evaluator-optimizer's
+rounds after the first, recomputing when it doubts it) and, after a turn of lookups, of whether a
+product still lacks a record (it looks again only if it notices).
+
 Crowding: a call that makes k lookup (or planned-item) decisions at once makes each of them with
 error rate `min(1, e * (1 + crowding * (k - 1)))`, e = SimModel's error_rate; `crowding=0` is
 plain independent decisions. Aggregation, label, format and verdict are one decision each.
@@ -29,7 +35,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from patterns.sim.policy import Decider, Reply, Request, crowded
+from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
 MARK = "[fanout]"
 ITEM_ID = re.compile(r"\b[A-Z]-\d{2}\b")
@@ -143,8 +149,9 @@ def text(body: str) -> Reply:
 class FanoutPolicy:
     """See the module docstring."""
 
-    def __init__(self, crowding: float = 0.0) -> None:
+    def __init__(self, crowding: float = CROWDING, rechecks: int = 2) -> None:
         self.crowding = crowding
+        self.rechecks = rechecks  # the evaluator-optimizer's rounds after the first: the same chances
 
     def accepts(self, request: Request) -> bool:
         return MARK in request.system or MARK in request.first_user_text()
@@ -192,7 +199,7 @@ class FanoutPolicy:
             verdict = f"FAIL: no record for {', '.join(missing)}; look it up."
         else:
             verdict = "PASS" if right else "FAIL: the ANSWER does not follow from the records; recompute it."
-        if not decide.correct():
+        if decide.judge() is False:  # the judgement itself wrong (`doubts`: the same rule as the agent's)
             verdict = "FAIL: the ANSWER looks wrong; recompute it from the records." if right else "PASS"
         return text(verdict)
 
@@ -204,7 +211,7 @@ class FanoutPolicy:
             if not result["is_error"]:
                 have.update(records_in(result["content"]))
         missing = [i for i in wanted if i not in have]
-        if missing and (not request.tool_uses() or step == "agent"):
+        if missing and (not request.tool_uses() or (step == "agent" and doubts(decide, False))):
             uses = []
             for item_id, ok in zip(missing, crowded(decide, len(missing), self.crowding), strict=True):
                 if not ok and decide.rng.random() < 0.5:
@@ -219,7 +226,7 @@ class FanoutPolicy:
         if step == "generate":
             lines = [f"{i}: {json.dumps(have[i]) if i in have else 'not found'}" for i in wanted]
             return text("\n".join([*lines, self._answer(prompt, have, decide)]))
-        return text(self._answer(prompt, have, decide))
+        return text(self._answer(prompt, have, decide, self.rechecks if step == "agent" else 0))
 
     def _transcript(self, request: Request) -> str:
         """One line per lookup made: the record as returned, or "not found"."""
@@ -230,7 +237,7 @@ class FanoutPolicy:
             lines.append(f"{item_id}: {'not found' if result['is_error'] else result['content']}")
         return "\n".join(lines)
 
-    def _answer(self, prompt: str, records: dict[str, dict[str, Any]], decide: Decider) -> str:
+    def _answer(self, prompt: str, records: dict[str, dict[str, Any]], decide: Decider, rechecks: int = 0) -> str:
         kind, ids = kind_for(prompt), question_ids(prompt)
         if ids:  # records of products the question does not name play no part
             records = {i: r for i, r in records.items() if i in ids}
@@ -238,7 +245,10 @@ class FanoutPolicy:
         note = f"No record for {', '.join(missing)}.\n" if missing else ""
         if kind is None or not records:
             return f"{note}ANSWER: unknown"
-        value = aggregate(kind, records)
-        if not decide.correct():
-            value = slip(kind, records, value, decide)
+        right = aggregate(kind, records)
+        value = right if decide.correct() else slip(kind, records, right, decide)
+        for _ in range(rechecks):  # the agent's own look at its answer, judged as an evaluator would
+            if not doubts(decide, value == right):
+                break
+            value = right if decide.correct() else slip(kind, records, right, decide)
         return f"{note}ANSWER: {value}"

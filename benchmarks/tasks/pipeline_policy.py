@@ -15,9 +15,15 @@ lay the line out — with code, and makes each decision that a model could get w
   JSON plan, which gets one repair call); worker 2 (extract + normalise of its field, crowded);
   synthesizer 1 (a format slip); evaluator 1 (a wrong verdict: PASS for a wrong line, FAIL with a
   made-up complaint for a right one); a fix after an INVALID check 1 (a new format slip).
-A correct evaluator or fix does real work from the prompt and the line: re-deriving the line
-from the record, or re-reading a mis-laid line and laying it out again (which also repairs values
-left unnormalised, but never a wrong value).
+A fix does real work from the prompt and the line: re-reading a mis-laid line and laying it out
+again (which also repairs values left unnormalised, but never a wrong value).
+
+Feedback (the same rule for every pattern, `patterns.sim.policy.doubts`): a judgement of a line
+is one decision at `checker_error_rate`. The evaluator's review makes it (a right judgement
+names the first field that differs, never its right value; a wrong one passes a wrong line or
+fails a right one); the agent makes the same judgement of its own line once `check_format`
+says VALID, and if it doubts the line redoes the whole pipeline (3 crowded decisions) and
+checks again, within `max_checks`. The one-round designs (single) have no second look.
 
 Crowding: a call that makes k decisions at once errs on each with probability
 `min(1, e * (1 + crowding * (k - 1)))` (`crowded`); with crowding 0 it is e, one
@@ -30,7 +36,7 @@ import json
 import math
 import re
 
-from patterns.sim.policy import Decider, Reply, Request, crowded
+from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
 from . import pipeline_text as pt
 from .pipeline_skills import FIELD_LINE, extract, fields_of, format_line, lay_out, normalise, record_of, reparse, whole
@@ -56,7 +62,7 @@ def _check(line: str, note: str) -> Reply:
 class PipelinePolicy:
     """See the module docstring. `max_checks` bounds the agent's check-and-fix loop."""
 
-    def __init__(self, crowding: float = 0.0, max_checks: int = 4) -> None:
+    def __init__(self, crowding: float = CROWDING, max_checks: int = 4) -> None:
         self.crowding = crowding
         self.max_checks = max_checks
 
@@ -97,6 +103,10 @@ class PipelinePolicy:
         line = str((uses[-1].get("input") or {}).get("line", ""))
         results = request.tool_results()
         if results and not results[-1]["is_error"] and results[-1]["content"].startswith("VALID"):
+            right = line == whole(prompt, [True, True, True], decide.rng)
+            if loop and len(uses) < self.max_checks and doubts(decide, right):
+                redo = whole(prompt, crowded(decide, 3, self.crowding), decide.rng)
+                return _check(redo, "Redoing it from the record.")
             return _text(line)
         if loop and len(uses) >= self.max_checks:
             return _text(line)  # give up fixing: answer the last line
@@ -114,15 +124,15 @@ class PipelinePolicy:
         fields = fields_of(prompt)
         truth = whole(prompt, [True, True, True], decide.rng)
         right = candidate == truth
-        if decide.correct():
-            if right:
-                return "PASS"
-            got, want = candidate.split(" | "), truth.split(" | ")
-            if len(got) != len(want):
-                return f"FAIL: the layout is wrong; use {layout_of(fields)} with ' | ' between fields."
-            i = next(i for i, (a, b) in enumerate(zip(got, want, strict=True)) if a != b)
-            return f"FAIL: the {fields[i]} is wrong ({got[i]!r} does not match the record)."
-        return f"FAIL: the {decide.rng.choice(fields)} does not match the record." if right else "PASS"
+        if not doubts(decide, right):
+            return "PASS"
+        if right:  # a right line doubted: a made-up complaint
+            return f"FAIL: the {decide.rng.choice(fields)} does not match the record."
+        got, want = candidate.split(" | "), truth.split(" | ")
+        if len(got) != len(want):
+            return f"FAIL: the layout is wrong; use {layout_of(fields)} with ' | ' between fields."
+        i = next(i for i, (a, b) in enumerate(zip(got, want, strict=True)) if a != b)
+        return f"FAIL: the {fields[i]} is wrong ({got[i]!r} does not match the record)."
 
     def _plan(self, prompt: str, decide: Decider) -> str:
         fields = fields_of(prompt)

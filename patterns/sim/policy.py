@@ -129,6 +129,16 @@ def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
     return [decide.draw(rate) for _ in range(k)]
 
 
+def doubts(decide: Decider, right: bool) -> bool:
+    """One judgement of a result that is `right` (or not): True if the judge calls it wrong.
+
+    The one feedback rule for every pattern: an evaluator reviewing a candidate and an agent
+    checking its own valid-looking result make this same judgement at `checker_error_rate`, so a
+    wrong result is noticed (and a right one doubted) equally often whoever checks. The judge never
+    learns the right value from it: the policy only learns "looks wrong" and must redo the work."""
+    return decide.judge() != right
+
+
 @dataclass(frozen=True)
 class Reply:
     """What the policy generates; SimModel applies stop sequences and max_tokens to it."""

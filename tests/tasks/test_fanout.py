@@ -53,7 +53,7 @@ class Scripted(Decider):
         super().__init__(rng, 0.0)
         self.outcomes = outcomes
 
-    def correct(self) -> bool:
+    def draw(self, rate: float) -> bool:  # every decision: plain, crowded or a judgement
         self.decisions += 1
         return self.outcomes.pop(0) if self.outcomes else True
 
@@ -301,3 +301,10 @@ def test_parameters_from_a_task_spec_and_unknown_patterns() -> None:
     assert {i.data["kind"] for i in family.instances(20, 0)} == {"max", "total"}
     with pytest.raises(ValueError, match="unknown pattern"):
         family.design("nope", family.environment(family.instances(1, 0)[0], WORK))
+
+
+def test_the_agent_judges_its_own_answer_as_an_evaluator_would() -> None:
+    caught, score = forced("agent", {"agent": [[True, True, True], [False]]})
+    assert score == 1.0  # its judgement of the slipped answer is right: it recomputes
+    missed, score = forced("agent", {"agent": [[True, True, True], [False, False]]})
+    assert score == 0.0  # its judgement is wrong too: the slip stands, as an evaluator's wrong PASS would

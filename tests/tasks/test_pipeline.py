@@ -89,7 +89,8 @@ def test_error_rate_lowers_success_for_every_pattern(family: Pipeline) -> None:
 
 @pytest.mark.parametrize(("pattern", "wrong", "score"), [
     ("agent", {2}, 1.0),  # a format slip: check_format says INVALID, the fix repairs it
-    ("agent", {0}, 0.0),  # an extraction slip has the right layout: nothing notices it
+    ("agent", {0}, 1.0),  # an extraction slip has the right layout; the agent's own judgement notices it
+    ("agent", {0, 3}, 0.0),  # ... unless that judgement is wrong too, as an evaluator's can be
     ("single", {2}, 1.0),  # its one round of tools is enough for one format slip
     ("chain", {2}, 0.0),  # no gate: the format step's slip is the output
     ("evaluate_optimize", {0}, 1.0),  # the evaluator compares with the record and asks for another try
