@@ -22,7 +22,7 @@ SUMMARY_INSTRUCTION = (
     "your summary. Write the summary now, with no tool calls. Include: the task; what has been done so far; "
     "the facts found (ids, values, names, results, quoted exactly); the open threads; the next step.")
 SUMMARY_HEADER = "[Summary of the conversation so far, which was compacted to fit the context window]"
-OMITTED = "[{n} messages omitted from the middle of the conversation to fit the context window]"
+OMITTED = "[Omitted to fit the context window: {n} messages from the middle of the conversation]"
 CLIPPED = "\n[... {n} characters omitted to fit the context window ...]\n"
 MIN_TASK_CHARS = 200  # the least of the task kept however small the window: its head and its tail
 
@@ -44,6 +44,12 @@ def is_summary_block(block: Any) -> bool:
         SUMMARY_HEADER)
 
 
+def _is_note(block: Any) -> bool:
+    """A block compaction added to the first message: a summary, the omitted-middle marker, the instruction."""
+    text = str(block.get("text", "")) if isinstance(block, dict) and block.get("type") == "text" else ""
+    return text.startswith((SUMMARY_HEADER, OMITTED.split("{")[0], SUMMARY_INSTRUCTION))
+
+
 def clip(text: str, keep: int) -> str:
     """`text` if it has at most `keep` characters, else its head and tail around a visible marker."""
     if len(text) <= keep:
@@ -55,7 +61,7 @@ def clip(text: str, keep: int) -> str:
 def task_blocks(first: dict[str, Any]) -> list[Any]:
     """The original task: the first user message's blocks, without the summary an earlier compaction added."""
     blocks = _blocks(first["content"])
-    return blocks[:-1] if blocks and is_summary_block(blocks[-1]) else blocks
+    return blocks[:next((i for i, b in enumerate(blocks) if _is_note(b)), len(blocks))]
 
 
 def summary_request(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -68,13 +74,16 @@ def summary_request(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _first_within(first: dict[str, Any], room: int, note: list[dict[str, Any]]) -> dict[str, Any]:
-    """The first message with `note` blocks added, its text clipped to fit `room` characters if it must."""
-    whole = {"role": "user", "content": [*_blocks(first["content"]), *note]}
+    """The first message with `note` blocks added; if that exceeds `room` characters, the task's text is
+    clipped (an earlier summary in it is kept whole: it holds the facts found so far)."""
+    task, rest = task_blocks(first), _blocks(first["content"])
+    kept = [*rest[len(task):], *note]
+    whole = {"role": "user", "content": [*task, *kept]}
     if size([whole]) <= room:
         return whole
-    fixed = size([{"role": "user", "content": note or [_text("")]}])
-    text = clip(_joined(_blocks(first["content"])), max(room - fixed, MIN_TASK_CHARS))
-    return {"role": "user", "content": [b for b in (_text(text), *note) if b.get("text")]}
+    fixed = size([{"role": "user", "content": kept or [_text("")]}])
+    text = clip(_joined(task), max(room - fixed, MIN_TASK_CHARS))
+    return {"role": "user", "content": [b for b in (_text(text), *kept) if b.get("type") != "text" or b.get("text")]}
 
 
 def truncated_middle(messages: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ task, replaces the conversation. Every request sent must be a valid conversation
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -192,3 +193,20 @@ def test_the_summary_call_counts_toward_max_steps() -> None:
     res, sent = run([message(use(1)), prompt_too_long(), message(SUMMARY), message("never sent")], max_steps=2)
     assert res.terminal is Terminal.MAX_STEPS and res.steps == 2 and len(sent) == 3  # the third call is not made
     assert [e.name for e in res.events if e.kind is Kind.MODEL_CALL] == ["", "compaction"]
+
+
+def test_a_multihop_agent_finishes_after_a_stage_2_compaction_with_the_same_answer(tmp_path: Path) -> None:
+    from benchmarks.tasks.multihop import AGENT_SYSTEM, Multihop
+    from patterns.sim import SimModel
+
+    family = Multihop(hops="6")
+    instance = family.instances(1, 1)[0]
+    outputs = []
+    for window in (200_000, 900):  # 900 tokens: below this walk's longest prompt (about 1,300)
+        env = family.environment(instance, tmp_path)
+        model = SimModel(family.policy(), context_window=window)
+        res = run_agent(model, instance.prompt, system=AGENT_SYSTEM, tools=env.tools, limits=Limits(**NO_CACHE))
+        assert res.terminal is Terminal.COMPLETED
+        outputs.append((res.output, stages(res)))
+    (plain, none), (small, both) = outputs
+    assert none == [] and "summary" in both and small == plain

@@ -9,8 +9,8 @@ and cannot be summarised, as with a real model. The summary makes no decision: i
 compaction's measured effect is its cost and what stage 1 or a truncated middle dropped, never a
 summariser's slip (an assumption, stated here; a lossy summary would be a knob).
 
-On every later call `with_recalled` turns the facts of a summary at the end of the first user
-message back into the tool calls and results they record, placed right after that message, so
+On every later call `with_recalled` turns the facts of a summary in the first user message back
+into the tool calls and results they record, placed right after that message, so
 that a family policy (which reads tool results) goes on from where the walk was. That is how a
 model reads a summary; it needs nothing but the request.
 """
@@ -75,11 +75,11 @@ def with_recalled(request: Request) -> Request:
     """`request` with the facts of a summary in its first message recalled as tool calls and results."""
     if not request.messages:
         return request
-    blocks = blocks_of(request.messages[0].get("content"))
-    if not blocks or not is_summary_block(blocks[-1]):
+    summary = next((b for b in blocks_of(request.messages[0].get("content")) if is_summary_block(b)), None)
+    if summary is None:
         return request
     known = {u.get("id") for u in request.tool_uses()}
-    facts = [f for f in _FACT.findall(blocks[-1]["text"]) if f[0] not in known]
+    facts = [f for f in _FACT.findall(summary["text"]) if f[0] not in known]
     if not facts:
         return request
     uses = [{"type": "tool_use", "id": i, "name": name, "input": _input(raw)} for i, name, _, raw, _ in facts]
