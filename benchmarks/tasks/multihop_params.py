@@ -1,4 +1,4 @@
-"""`multihop`'s parameter parsers and the generator's document ids (kept apart from the family module)."""
+"""`multihop`'s parameter parsers, the generator's document ids, and the policy's misreadings of them."""
 
 from __future__ import annotations
 
@@ -39,3 +39,23 @@ def distinct_ids(rng: random.Random, n: int) -> list[str]:
         if not any(confusable(candidate, other) for other in ids):
             ids.append(candidate)
     return [f"doc-{i}" for i in ids]
+
+
+def misread(doc_id: str, rng: random.Random) -> str:
+    digits = list(doc_id.removeprefix("doc-"))
+    swaps = [i for i in range(len(digits) - 1) if digits[i] != digits[i + 1]]
+    if swaps and rng.random() < 0.5:
+        i = rng.choice(swaps)
+        digits[i], digits[i + 1] = digits[i + 1], digits[i]
+    else:
+        i = rng.randrange(len(digits))
+        digits[i] = rng.choice([d for d in "0123456789" if d != digits[i]])
+    return "doc-" + "".join(digits)
+
+
+def digit_off(value: str, rng: random.Random) -> str:
+    digits = [i for i, c in enumerate(value) if c.isdigit()]
+    if not digits:
+        return value + "?"
+    i = rng.choice(digits)
+    return value[:i] + str((int(value[i]) + rng.randrange(1, 10)) % 10) + value[i + 1:]

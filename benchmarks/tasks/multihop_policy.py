@@ -14,10 +14,13 @@ one goes wrong (the kind chosen uniformly among those that apply):
   verdict (a good answer rejected, or a bad one passed);
 - the planner lists every reference of the starting document (k ids) and formats the JSON: k + 1
   decisions in one call (a misread id; a malformed array).
-A document that is not about the question's project is seen for what it is (no decision): the
-agent backtracks to the deepest fitting document it has read, a fixed step reports a DEAD END.
-After an error tool result the agent re-copies the id (another decision); the evaluator-optimizer's
-generator retries in its next round.
+Feedback (the same rule for every pattern, `patterns.sim.policy.doubts`): seeing that a document
+is not about the question's project is a judgement at `checker_error_rate`, made by whoever reads
+it: noticed, the agent backtracks to the deepest fitting document it has read, a fixed step
+reports a DEAD END, the generator goes back; missed, each takes it for the owner's page and
+answers with its value. The reviewer's verdict is the same judgement of the reply it is shown
+(a wrong one passes a bad answer or fails a good one). After an error tool result the agent
+re-copies the id (another decision); the evaluator-optimizer's generator retries in its next round.
 
 Crowding: a call that makes k decisions at once gets each wrong with probability
 min(1, e * (1 + crowding * (k - 1))) (`crowded`); with crowding 0 that is k plain `correct()` draws.
@@ -26,11 +29,13 @@ min(1, e * (1 + crowding * (k - 1))) (`crowded`); with crowding 0 that is k plai
 from __future__ import annotations
 
 import json
-import random
 import re
 from dataclasses import dataclass, field
 
-from patterns.sim.policy import Decider, Reply, Request, crowded
+from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
+
+from .multihop_params import digit_off as _digit_off
+from .multihop_params import misread
 
 MARK = "[multihop]"
 ATTRIBUTES = ("office", "desk phone")
@@ -99,34 +104,16 @@ def parse_doc(text: str, q: Question) -> Doc | None:
     return Doc(head.group(1), kind, nxt, refs, values, quote)
 
 
-def misread(doc_id: str, rng: random.Random) -> str:
-    digits = list(doc_id.removeprefix("doc-"))
-    swaps = [i for i in range(len(digits) - 1) if digits[i] != digits[i + 1]]
-    if swaps and rng.random() < 0.5:
-        i = rng.choice(swaps)
-        digits[i], digits[i + 1] = digits[i + 1], digits[i]
-    else:
-        i = rng.randrange(len(digits))
-        digits[i] = rng.choice([d for d in "0123456789" if d != digits[i]])
-    return "doc-" + "".join(digits)
-
-
-def _digit_off(value: str, rng: random.Random) -> str:
-    digits = [i for i, c in enumerate(value) if c.isdigit()]
-    if not digits:
-        return value + "?"
-    i = rng.choice(digits)
-    return value[:i] + str((int(value[i]) + rng.randrange(1, 10)) % 10) + value[i + 1:]
-
-
 Action = tuple[str, str]  # ("read", doc id) | ("answer", value) | ("dead_end", why)
 _LABELS = {"answer": "ANSWER", "read": "NEXT", "dead_end": "DEAD END"}  # how a fixed step words an action
 
 
 def choose(doc: Doc, q: Question, decide: Decider, seen: frozenset[str] = frozenset()) -> Action:
     """The next step from a document: the one decision a walk makes at each document."""
-    if doc.kind == "other":
-        return ("dead_end", f"{doc.id} is not about the {q.project} project")
+    if doc.kind == "other":  # noticing it is off the question is a judgement (`doubts`), never free
+        if decide.judge():
+            return ("dead_end", f"{doc.id} is not about the {q.project} project")
+        return ("answer", doc.values.get(q.attribute, "unknown"))  # taken for the owner's page
     ok = decide.correct()
     if ok and doc.kind == "answer":
         return ("answer", doc.values.get(q.attribute, "unknown"))
@@ -168,7 +155,7 @@ def _section(text: str, tag: str) -> str:
 class MultihopPolicy:
     """See the module docstring."""
 
-    def __init__(self, crowding: float = 0.0) -> None:
+    def __init__(self, crowding: float = CROWDING) -> None:
         self.crowding = crowding
 
     def accepts(self, request: Request) -> bool:
@@ -198,6 +185,10 @@ class MultihopPolicy:
             if doc is not None:
                 seen.add(doc.id)
                 frontier = doc if doc.kind != "other" else frontier
+        last = request.tool_results()[-1] if request.tool_results() else None
+        doc = None if last is None or last["is_error"] else parse_doc(last["content"], q)
+        if doc is not None and doc.kind == "other" and not decide.judge():
+            return _text(doc.values.get(q.attribute, "unknown"))  # did not notice: taken for the owner's page
         if frontier is None:
             return _read(_copy(q.start, decide))
         kind, value = choose(frontier, q, decide, frozenset(seen))
@@ -267,7 +258,7 @@ class MultihopPolicy:
             used = str(request.tool_uses()[-1].get("input", {}).get("doc_id", ""))
             retry = target if used != target or target == back else back
             return _text(f"NEXT: {retry} ({used} was not found)")
-        if doc.kind == "other":
+        if doc.kind == "other" and decide.judge():
             return _text(f"NEXT: {back} ({doc.id} is not about the {q.project} project)")
         kind, value = choose(doc, q, decide)
         if kind == "answer":
@@ -293,6 +284,6 @@ class MultihopPolicy:
             verdict = f"FAIL: the {q.attribute} in {source} is {values.get(q.attribute)}, not {value}."
         else:
             verdict = "PASS"
-        if decide.correct():
-            return _text(verdict)
-        return _text("PASS" if verdict != "PASS" else f"FAIL: I am not convinced; read {source} again and check.")
+        if not doubts(decide, verdict == "PASS"):
+            return _text("PASS")
+        return _text(verdict if verdict != "PASS" else f"FAIL: I am not convinced; read {source} again and check.")

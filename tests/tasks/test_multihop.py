@@ -248,3 +248,17 @@ def test_the_policy_accepts_only_its_own_prompts() -> None:
     other = Request(system="You are helpful.", messages=[{"role": "user", "content": "Fix the bug."}], tools=[],
                     max_tokens=10)
     assert policy.accepts(mine) and not policy.accepts(other)
+
+
+def test_an_off_topic_document_is_noticed_by_a_judgement_for_every_pattern() -> None:
+    from benchmarks.tasks.multihop_policy import choose, parse_doc, parse_question
+
+    family = Multihop(hops="2", distractors=1)
+    instance = family.instances(1, seed=0)[0]
+    q = parse_question(instance.prompt)
+    assert q is not None
+    docs = [parse_doc(text, q) for text in instance.data["documents"].values()]
+    other = next(d for d in docs if d is not None and d.kind == "other")
+    noticed = choose(other, q, Decider(random.Random(0), 0.0, checker_error_rate=0.0))
+    missed = choose(other, q, Decider(random.Random(0), 0.0, checker_error_rate=1.0))
+    assert noticed[0] == "dead_end" and missed == ("answer", other.values[q.attribute])
