@@ -30,7 +30,8 @@ from benchmarks.tasks.dataset import designs as d  # noqa: E402
 from patterns.replay import RecordingModel  # noqa: E402
 from patterns.sim import Decider, Reply, Request, SimModel  # noqa: E402
 
-IDS = {"get_invoice": (re.compile(r"\bC-\d+\b"), "customer_id"), "track_order": (re.compile(r"\bORD-\d+\b"), "order_id"),
+IDS = {"get_invoice": (re.compile(r"\bC-\d+\b"), "customer_id"),
+       "track_order": (re.compile(r"\bORD-\d+\b"), "order_id"),
        "get_account": (re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+\w"), "email")}
 CATEGORY = {"get_invoice": "billing", "track_order": "shipping", "get_account": "account"}
 
