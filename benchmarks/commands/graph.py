@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.atomic import write_atomic_bytes
     from patterns.workflows.graph import draw, figure_size
 
-    out = args.out or Path(f"{args.pattern}-{args.task.replace(':', '_')}.png")
+    label = Path(args.task.split(":")[0]).stem if ".toml" in args.task.lower() else args.task  # a task file: its stem
+    out = args.out or Path(f"{args.pattern}-{label.replace(':', '_')}.png")
     if out.parent and not out.parent.is_dir():
         raise UsageError(f"folder {str(out.parent)!r} does not exist")
     fig, ax = plt.subplots(figsize=figure_size(graph))
