@@ -9,11 +9,14 @@ Decisions (each one `decide.correct()`; a wrong one is a plausible mistake):
   passes; wrong, a near miss that still breaks the rule (`"80"` quoted, `Warn`, `True`,
   `port: 80`, `Port = 80`) — the next validation reports the same line again, so a loop can
   notice and try again;
-- agent, after an edit: validate again; wrong, claim DONE without validating;
+- agent, after an edit: validate again; wrong, claim DONE without validating (a judgement);
 - classifier: the report's kind (syntax / key / value); wrong, another label, whose specialist
   changes nothing;
 - planner: one decision per planned subtask; wrong, the subtask quotes a wrong line number;
-- evaluator, when the validator fails: FAIL with the report; wrong, a lenient PASS.
+- evaluator, when the validator fails: FAIL with the report; wrong, a lenient PASS (a judgement).
+Feedback (the same rule for every pattern, `patterns.sim.policy.doubts`): judging a result —
+the evaluator reading a failing report, the agent trusting its own edit without validating —
+is one decision at `checker_error_rate`; every design sees the same validator reports.
 Reading a report that says OK, or reporting a tool's result, makes no decision.
 
 Crowding: a call making k decisions at once errs on each with probability
@@ -31,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from patterns.sim.policy import Decider, Reply, Request, crowded
+from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
 MARKER = "[repair]"
 TASK = "[repair] Task:"
@@ -163,7 +166,7 @@ def _first_line(text: str) -> str:
 class RepairPolicy:
     """See the module docstring."""
 
-    def __init__(self, crowding: float = 0.0) -> None:
+    def __init__(self, crowding: float = CROWDING) -> None:
         self.crowding = crowding
 
     def accepts(self, request: Request) -> bool:
@@ -201,7 +204,7 @@ class RepairPolicy:
         if checked:
             return self._after_validation(checked[-1], path, decide)
         edited = [r for name, r in done if name in ("replace_line", "write_file")]
-        if edited and not edited[-1]["is_error"] and not self._one(decide):
+        if edited and not edited[-1]["is_error"] and not decide.judge():  # trusts its edit unchecked
             return _text("DONE: I fixed the reported problem; the file should pass validation now.")
         return _calls("Let me validate again.", ("validate", {"path": path}))
 
@@ -265,7 +268,7 @@ class RepairPolicy:
         if not result["is_error"] and result["content"].startswith("OK"):
             return _text("PASS: the validator passes.")
         reports = parse_reports(result["content"])
-        if not self._one(decide):
+        if not doubts(decide, False):
             return _text("PASS: the change looks right to me.")
         return _text(f"FAIL: {reports[0].text() if reports else _first_line(result['content'])}")
 
