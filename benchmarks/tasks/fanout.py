@@ -36,7 +36,8 @@ from patterns.tools import ToolSet, tool
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Gate, Orchestrate, Parallel, Route, Single, ToolStep
 
 from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
-from .fanout_policy import ITEM_ID, KINDS, SUBTASK, FanoutPolicy, answer_of, normalise_answer, unique
+from .fanout_policy import ITEM_ID, KINDS, SUBTASK, FanoutPolicy, unique
+from .readers import failed_lookups, fanout_score
 
 SYSTEM = ("[fanout] You answer questions about products in a store catalog. Product ids look like A-17. "
           "Read product records with the get_item tool; never guess a value.")
@@ -188,8 +189,8 @@ class Fanout:
                      "(or `ID: not found`). Do not answer the question yet.", SYSTEM, env.tools)
 
         def all_found(text: str) -> bool | str:
-            return "not found" not in text.lower() or "a lookup failed: " + ", ".join(
-                line.split(":")[0] for line in text.splitlines() if "not found" in line.lower())
+            failed = failed_lookups(text)
+            return not failed or "a lookup failed: " + ", ".join(line.split(":")[0] for line in failed)
 
         return Chain([lookup, Gate("all_found", all_found), LLM("aggregate", AGGREGATE, SYSTEM)])
 
@@ -235,9 +236,8 @@ class Fanout:
         return Agent(system=AGENT_SYSTEM, tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
-        kind, expected = instance.data["kind"], instance.data["answer"]
-        got = normalise_answer(kind, answer_of(output or ""))
-        return 1.0 if got and got == normalise_answer(kind, expected) else 0.0
+        data = instance.data
+        return fanout_score(data["kind"], output or "", data["catalog"], data["answer"])
 
     def policy(self) -> FanoutPolicy:
         return FanoutPolicy(crowding=self.crowding)

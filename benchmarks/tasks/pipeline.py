@@ -10,9 +10,11 @@ such as `3-5` varies it per instance) and `crowding` (see `pipeline_policy`).
 Tools: one, `check_format(line)`, a validator of the line's LAYOUT only (field count, separators,
 casing, date/phone/email shapes); it never compares values with the truth, so it catches
 formatting slips but not a wrong value. The single call may use it once, the agent in a loop;
-the chain, by its specification, has no gate. Grade: the output's last non-empty line, with
-whitespace collapsed and the spaces around `|` standardised, must equal the expected line exactly
-(case and punctuation count): 1.0 or 0.0.
+the chain, by its specification, has no gate. Grade (`readers.pipeline_line`): the one line of the
+output that has the layout (markdown, a label such as `Answer:`, a table row's outer pipes, trailing
+punctuation and courtesy lines around it set aside; spaces around `|` standardised) must equal the
+expected line exactly (case and punctuation within it count): 1.0 or 0.0; two different lines with
+the layout are ambiguous and score 0. The parallel vote compares drafts by that line too.
 """
 
 from __future__ import annotations
@@ -23,15 +25,17 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
+from patterns.answers import vote
 from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet, tool
-from patterns.workflows import LLM, Agent, Chain, Code, EvaluateOptimize, Orchestrate, Parallel, Route, Single, majority
+from patterns.workflows import LLM, Agent, Chain, Code, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
 from . import pipeline_text as pt
 from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
 from .pipeline_policy import PipelinePolicy, non_negative
 from .pipeline_skills import record_of
 from .pipeline_text import ALIASES, FIELDS, LAYOUT, MARK, MONTHS, RULES, SYSTEM, layout_of
+from .readers import pipeline_line
 
 FIRST = ("john", "mary", "anna", "peter", "laura", "james", "sofia", "daniel", "emma", "lucas", "olivia", "henry",
          "grace", "oscar", "chloe", "victor", "nina", "felix", "ruth", "simon")
@@ -72,9 +76,9 @@ def format_problems(line: str, fields: list[str]) -> list[str]:
     return problems
 
 
-def normalised_line(text: str) -> str:
-    lines = [ln.strip().strip("`'\"").strip() for ln in text.splitlines() if ln.strip()]
-    return re.sub(r"\s*\|\s*", " | ", " ".join(lines[-1].split())) if lines else ""
+def answer_line(text: str, fields: list[str]) -> str | None:
+    """The one line of a reply that has the layout of `fields` (see `readers.pipeline_line`)."""
+    return pipeline_line(text, lambda line: not format_problems(line, fields))
 
 
 def _cased(rng: random.Random, words: str) -> str:
@@ -213,7 +217,10 @@ class Pipeline:
         )
 
     def _parallel(self, env: Environment) -> Parallel:
-        return Parallel(vote=LLM("draft", "{task}\n\nReply with the line only.", SYSTEM), n=3, aggregate=majority)
+        def by_line(drafts: list[str]) -> str:  # a vote on the line each draft gives, not on its wording
+            return vote(drafts, lambda d: answer_line(d, env.state["fields"]) or d.strip())
+
+        return Parallel(vote=LLM("draft", "{task}\n\nReply with the line only.", SYSTEM), n=3, aggregate=by_line)
 
     def _evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
         generator = LLM("generate", f"{MARK} {pt.GENERATE}; reply with the line only.\n\n{{task}}\n\nFeedback on your "
@@ -227,7 +234,7 @@ class Pipeline:
         return Agent(system=f"{SYSTEM} {pt.AGENT_HINT}", tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
-        return 1.0 if normalised_line(output) == instance.data["expected"] else 0.0
+        return 1.0 if answer_line(output, instance.data["fields"]) == instance.data["expected"] else 0.0
 
     def policy(self) -> PipelinePolicy:
         return PipelinePolicy(crowding=self.crowding)

@@ -10,7 +10,9 @@ Parameters: `issues` (questions per ticket, 1–4, each of a different category;
 `distractors` (extra identifiers the ticket mentions in passing, 0–4, e.g. "my earlier order
 ORD-… arrived fine": a wrong argument picks one and gets a plausible wrong answer), `crowding`.
 Grade: the fraction of the questions whose expected fact (the invoice amount, the delivery date,
-the reset code, the KB article id) appears in the answer, case and spacing ignored; 1.0 = all.
+the reset code, the KB article id) the answer states (`readers.support_answered`): some sentence
+gives it, in any usual form (`$123.45` or `123.45 USD`, `2024-03-07` or `March 7, 2024`, `RST 1234`),
+and gives no other value of its kind (two amounts for one invoice are ambiguous); 1.0 = all.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate,
 from . import support_text as st
 from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
 from .pipeline_policy import non_negative
+from .readers import is_none, support_answered
 from .support_policy import SupportPolicy
 from .support_tools import support_tools
 
@@ -66,10 +69,6 @@ def distractor_count(text: str | int) -> int:
     if not 0 <= value <= 4:
         raise ValueError(f"distractors must be an integer in 0-4, got {text!r}")
     return value
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
 
 
 class _World:
@@ -234,13 +233,15 @@ class Support:
         return Agent(system=f"{st.SYSTEM} {st.AGENT_HINT}", tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
-        facts = instance.data["facts"]
-        answer = _norm(output)
-        return sum(_norm(f) in answer for f in facts) / len(facts)
+        issues, db = instance.data["issues"], instance.data["db"]
+        dues = frozenset(r["due"] for r in db["invoices"].values())  # dates, but not delivery dates
+        answered = [support_answered(FACT[x["category"]], x["fact"], output or "",
+                                     dues if FACT[x["category"]] == "eta" else frozenset()) for x in issues]
+        return sum(answered) / len(issues)
 
     def policy(self) -> SupportPolicy:
         return SupportPolicy(crowding=self.crowding)
 
 
 def _join_sections(outputs: list[str]) -> str:
-    return "\n".join(o.strip() for o in outputs if o.strip() and o.strip() != st.NONE) or st.NONE
+    return "\n".join(o.strip() for o in outputs if o.strip() and not is_none(o, st.NONE)) or st.NONE

@@ -3,9 +3,11 @@ round limit is reached (a `for` over rounds, never `while True`).
 
 The generator's prompt may quote `{task}`, `{input}` (the task in round 1, then the previous
 candidate) and `{feedback}` (the evaluator's last critique, empty in round 1). The evaluator sees
-the candidate; `accept(reply)` reads its verdict: by default a reply starting with PASS accepts,
-anything else is feedback. At the round limit the last candidate is returned with
-`extra["accepted"] = False` — the caller's grader decides whether it is good enough.
+the candidate; `accept(reply)` reads its verdict: by default `patterns.answers.verdict`, so a reply
+that leads with PASS accepts however it is dressed (`**PASS**`, `Verdict: pass`, reasoning then a
+last line `PASS`) and one that also leads a line with FAIL does not; anything else is feedback.
+At the round limit the last candidate is returned with `extra["accepted"] = False` — the caller's
+grader decides whether it is good enough.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, replace
 
 import networkx as nx
 
+from ..answers import verdict
 from ..events import Kind
 from ..run import Run
 from .graph import graph_of, node
@@ -23,7 +26,7 @@ from .steps import LLM, render
 
 def accept_pass(reply: str) -> tuple[bool, str]:
     text = reply.strip()
-    return text.upper().startswith("PASS"), text
+    return verdict(text), text
 
 
 @dataclass(frozen=True)

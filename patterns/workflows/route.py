@@ -2,7 +2,9 @@
 
 A label the model invents is a typed failure (`UnknownLabel`, naming the valid labels), not a
 KeyError. The label is matched after `normalise_label` (case, spaces, punctuation), so "Billing."
-finds the `billing` route; nothing fuzzier, so a wrong label is a wrong label.
+finds the `billing` route; a reply that is not a bare label ("**Category:** billing", "This is a
+billing question.") finds the one route it names as a whole word (`patterns.answers.mentioned`).
+A reply naming no route, or two, is `UnknownLabel`: a wrong label is a wrong label.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from ..answers import mentioned
 from ..events import Kind
 from ..run import Failure, Run
 from .graph import graph_of, node
@@ -39,6 +42,8 @@ class Route:
     async def __call__(self, run: Run, text: str) -> str:
         raw = await self.classifier(run, text)
         label = self.parse(raw)
+        if label not in self.routes and len(named := mentioned(raw, self.routes)) == 1:
+            label = named[0]
         run.extra["route"] = label
         handler = self.routes.get(label)
         run.record(Kind.DECISION, run.elapsed(), name=self.name, detail=f"route -> {label}")
