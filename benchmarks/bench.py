@@ -167,7 +167,8 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
                 await model.aclose()  # an SDK client's connections belong to this event loop: close them in it
     records = [done[s.run_id] for s in specs]
     doc = manifest(model=config.model, seed=config.seed, patterns=list(config.patterns), tasks=list(config.tasks),
-                   instances=config.instances, trials=config.trials, limits=vars_of(config.limits),
+                   instances=config.instances, trials=config.trials,
+                   prompt_cache="on" if config.limits.prompt_cache else "off", limits=vars_of(config.limits),
                    retry=vars_of(config.retry), workers=workers, executor=config.executor,
                    grader_model=config.grader_model or config.model,
                    started=started, finished=datetime.now(UTC).isoformat(timespec="seconds"),

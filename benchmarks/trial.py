@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from patterns.caching import uncached_cost_usd
 from patterns.events import Kind
 from patterns.limits import Limits
 from patterns.redact import redact
@@ -28,6 +29,7 @@ RUN_COLUMNS = [
     "run_id", "pattern", "task", "instance", "trial", "model", "seed", "success", "score", "terminal", "steps",
     "tool_calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "total_tokens",
     "cost_usd", "latency_s", "wall_s", "errors", "retries", "recoveries", "error_kinds", "faults_injected", "detail",
+    "uncached_cost_usd",  # the same calls with every prompt token billed as input: cost_usd without prompt caching
     "grader_cost_usd",  # a model-graded scorer's own cost (task files' `model:<rubric>`), never in cost_usd
 ]
 
@@ -123,7 +125,24 @@ def _row(spec: TrialSpec, model: Any, result: Result, score: float, wall: float)
         "latency_s": round(result.latency_s, 6), "wall_s": round(wall, 6), "errors": len(kinds),
         "retries": result.retries, "recoveries": result.recoveries, "error_kinds": ";".join(kinds),
         "faults_injected": _faults(model), "detail": redact(result.detail)[:300],
+        "uncached_cost_usd": uncached_cost(model, result),
     }
+
+
+def uncached_cost(model: Any, result: Result) -> float | None:
+    """What the run's model calls cost with every prompt token billed as input (no prompt caching).
+
+    Priced call by call as `Run` prices them (the model's `price_id`, else the reply's model), so with
+    the cache off it is `cost_usd`; None when a call is unpriced."""
+    price_id = getattr(model, "price_id", None)
+    total = 0.0
+    for e in result.events:
+        if e.kind is Kind.MODEL_CALL and e.usage is not None:
+            price = uncached_cost_usd(price_id or e.model, e.usage)
+            if price is None:
+                return None
+            total += price
+    return total
 
 
 def _crash_row(spec: TrialSpec, model: Any, exc: Exception, wall: float) -> dict[str, Any]:
@@ -133,7 +152,7 @@ def _crash_row(spec: TrialSpec, model: Any, exc: Exception, wall: float) -> dict
         "input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0, "total_tokens": 0,
         "cost_usd": None, "latency_s": 0.0, "wall_s": round(wall, 6), "errors": 1, "retries": 0, "recoveries": 0,
         "error_kinds": kind, "faults_injected": _faults(model), "detail": redact(f"{kind}: {exc}")[:300],
-        "grader_cost_usd": None,
+        "uncached_cost_usd": None, "grader_cost_usd": None,
     }
 
 

@@ -65,6 +65,18 @@ def build_model(spec: str) -> Any:
         raise UsageError(str(exc)) from None
 
 
+def on_off(text: str) -> bool:
+    """`on` or `off` (a switch such as `--prompt-cache`)."""
+    value = {"on": True, "off": False}.get(text.strip().lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected on or off, got {text!r}")
+    return value
+
+
+PROMPT_CACHE_HELP = ("send cache_control breakpoints (system, tools, last message) with every model call, as "
+                     "production agents do (default: on); off bills every prompt token as plain input")
+
+
 def knob_items(text: str) -> str:
     """One `--knob name=value`: checked for shape here, by name and type in the command."""
     if "=" not in text or not text.partition("=")[0].strip():

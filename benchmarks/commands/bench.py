@@ -8,7 +8,7 @@ from typing import Any
 
 from benchmarks.names import DEFAULT_MODEL
 
-from ._common import UsageError, model_spec, positive_int
+from ._common import PROMPT_CACHE_HELP, UsageError, model_spec, on_off, positive_int
 
 
 def csv_list(text: str) -> tuple[str, ...]:
@@ -48,6 +48,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--grader-model", type=model_spec, default=None, metavar="SPEC",
                    help="the model that grades a task file's model:<rubric> scorer (default: the run's --model)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed for instances and the model (default: 0)")
+    p.add_argument("--prompt-cache", type=on_off, default=True, metavar="on|off", help=PROMPT_CACHE_HELP)
     p.add_argument("--concurrency", type=positive_int, default=16, metavar="C",
                    help="trials in flight (default: 16)")
     p.add_argument("--max-in-flight", type=positive_int, default=8, metavar="M",
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.bench import BenchConfig, run_bench
     from benchmarks.progress import Progress
     from benchmarks.tasks.registry import load_task
+    from patterns.limits import Limits
 
     from ._tables import bench_table
 
@@ -80,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
                              model=args.model, seed=args.seed, concurrency=args.concurrency,
                              max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
                              workers=args.workers, executor=args.executor, address=args.address,
-                             grader_model=getattr(args, "grader_model", None))
+                             grader_model=getattr(args, "grader_model", None),
+                             limits=Limits(prompt_cache=args.prompt_cache))
         families = [load_task(spec) for spec in tasks]  # every task spec checked before anything is written
     except ValueError as exc:
         raise UsageError(str(exc)) from None

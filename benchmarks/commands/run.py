@@ -7,7 +7,7 @@ from typing import Any
 
 from benchmarks.names import DEFAULT_MODEL
 
-from ._common import UsageError, build_model, model_spec, nonneg_int
+from ._common import PROMPT_CACHE_HELP, UsageError, build_model, model_spec, nonneg_int, on_off
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -25,6 +25,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="the model that grades a task file's model:<rubric> scorer (default: --model)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
     p.add_argument("--instance", type=nonneg_int, default=0, metavar="I", help="instance index (default: 0)")
+    p.add_argument("--prompt-cache", type=on_off, default=True, metavar="on|off", help=PROMPT_CACHE_HELP)
     p.add_argument("--json", action="store_true", help="print the Result as one JSON document")
     return p
 
@@ -38,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
     from benchmarks.tasks.dataset import sim_warning
     from benchmarks.tasks.registry import load_task
-    from benchmarks.trial import TrialSpec, grade_output, trial_model
+    from benchmarks.trial import TrialSpec, grade_output, trial_model, uncached_cost
+    from patterns.limits import Limits
     from patterns.workflows import execute
 
     from ._tables import fmt_cost
@@ -63,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     async def one() -> tuple[Any, float, Any]:
         with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
             env = family.environment(instance, Path(workdir))
-            result = await execute(family.design(args.pattern, env), model, instance.prompt, seed=args.seed)
+            result = await execute(family.design(args.pattern, env), model, instance.prompt, seed=args.seed,
+                                   limits=Limits(prompt_cache=args.prompt_cache))
             score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
             return result, score, graded
 
@@ -71,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     grader_cost = graded.cost_usd if graded is not None else None
     if args.json:
         print(json.dumps({**result.to_dict(), "instance": instance.id, "task": args.task, "score": score,
-                          "grader_cost_usd": grader_cost}, default=str, ensure_ascii=False))
+                          "grader_cost_usd": grader_cost, "uncached_cost_usd": uncached_cost(model, result)},
+                         default=str, ensure_ascii=False))
         return 0
     u = result.usage
     print(f"task:       {args.task} / {instance.id}\n{instance.prompt}\n")
@@ -83,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"tokens:     {u.input_tokens} in, {u.output_tokens} out, {u.cache_read_tokens} cache read, "
           f"{u.cache_write_tokens} cache write")
     print(f"cost:       {fmt_cost(result.cost_usd)}"
-          + (f" (+ {fmt_cost(grader_cost)} grading, apart)" if graded is not None else ""))
+          + (f" (+ {fmt_cost(grader_cost)} grading, apart)" if graded is not None else "")
+          + f"; {fmt_cost(uncached_cost(model, result))} with every prompt token billed as input "
+          f"(prompt cache {'on' if args.prompt_cache else 'off'})")
     print(f"latency:    {result.latency_s:.2f} s ({'modelled' if getattr(model, 'clock', None) else 'measured'})")
     return 0
