@@ -12,7 +12,12 @@ Decisions (one draw each; see `support_reading` for what a wrong one does):
   (wrong: that answer lost); evaluator 1 (wrong verdict); the chain's lookup step copies the
   triage's calls and their results (no decision).
 The agent retries a question whose lookup failed (a fresh category and argument decision, never
-repeating a call that failed), at most `max_retries` times, then answers. The one-round designs
+repeating a call that failed), at most `max_retries` times, then answers.
+Feedback (the same rule for every pattern, `patterns.sim.policy.doubts`): before it answers, the
+agent judges its own reply exactly as the evaluator judges one — one judgement at
+`checker_error_rate` of whether every question is answered with a fact for its identifier; if it
+doubts the reply it looks the first unanswered question (or, doubting a good reply, a random one)
+up again, within the same `max_retries`. The one-round designs
 (single, route handler, section, worker, generator) answer whatever their one round returned.
 
 Crowding: a call making k decisions errs on each with probability
@@ -26,7 +31,7 @@ import re
 from typing import Any
 
 from patterns.conversation import blocks_of
-from patterns.sim.policy import Decider, Reply, Request, crowded
+from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
 from . import support_text as st
 from .support_reading import (
@@ -46,6 +51,9 @@ _SECTION = re.compile(st.SECTION.replace("{category}", r"(\w+)"))
 History = list[list[tuple[dict[str, Any], dict[str, Any]]]]
 
 
+_RECHECK = "Checking my answer again: question"  # how a re-check turn names the questions it re-asks
+
+
 def _text(text: str) -> Reply:
     return Reply([{"type": "text", "text": text.strip() or "(no answer)"}])
 
@@ -57,7 +65,7 @@ def _calls(calls: list[tuple[str, dict[str, str]]], note: str = "Looking this up
 class SupportPolicy:
     """See the module docstring."""
 
-    def __init__(self, crowding: float = 0.0, max_retries: int = 2) -> None:
+    def __init__(self, crowding: float = CROWDING, max_retries: int = 2) -> None:
         self.crowding = crowding
         self.max_retries = max_retries
 
@@ -129,7 +137,26 @@ class SupportPolicy:
         last = [h[-1] for h in history if h]
         lines = [answer_line(u["name"], u.get("input") or {}, r.get("content", ""), r.get("is_error", True), ok)
                  for (u, r), ok in zip(last, self._k(decide, len(last)), strict=True)]
-        return _text("\n".join(lines) or f"Sorry, I {st.SORRY} anything to answer.")
+        reply = "\n".join(lines) or f"Sorry, I {st.SORRY} anything to answer."
+        again = self._doubted(ticket, history, reply, decide)
+        if again:
+            outcomes = self._k(decide, 2 * len(again))
+            calls = [plan_call(ticket.issues[i], ticket, outcomes[2 * j], outcomes[2 * j + 1], decide.rng,
+                               frozenset(call_key(u["name"], u.get("input") or {}) for u, _ in history[i]))
+                     for j, i in enumerate(again)]
+            return _calls(calls, f"{_RECHECK} {' '.join(str(i + 1) for i in again)}.")
+        return _text(reply)
+
+    def _doubted(self, ticket: Ticket, history: History, reply: str, decide: Decider) -> list[int]:
+        """The questions the agent looks up again after judging its own reply as the evaluator would:
+        the first one not answered with a fact if it notices, a random one if it doubts a good reply."""
+        if not ticket.issues:
+            return []
+        missing = [i for i, x in enumerate(ticket.issues) if not addressed(x, reply)]
+        if not doubts(decide, not missing):
+            return []
+        suspect = missing[0] if missing else decide.rng.randrange(len(ticket.issues))
+        return [suspect] if len(history[suspect]) <= self.max_retries else []
 
     def _pending(self, history: History) -> list[int]:
         return [i for i, h in enumerate(history) if h and h[-1][1].get("is_error") and len(h) <= self.max_retries]
@@ -146,6 +173,9 @@ class SupportPolicy:
             uses = [b for b in blocks_of(message.get("content")) if b.get("type") == "tool_use"]
             if not uses:
                 continue
+            said = " ".join(b.get("text", "") for b in blocks_of(message.get("content")) if b.get("type") == "text")
+            if m := re.search(re.escape(_RECHECK) + r" ([\d ]+)\.", said):
+                pending = [int(k) - 1 for k in m.group(1).split()]
             for i, use in zip(pending, uses, strict=False):
                 history[i].append((use, results.get(use.get("id"), {"is_error": True, "content": ""})))
             pending = self._pending(history)
@@ -215,12 +245,10 @@ class SupportPolicy:
         m = re.search(r"^Reply to review:\n(.*)\Z", prompt, re.M | re.S)
         reply = m.group(1) if m else ""
         missing: list[Issue] = [i for i in ticket.issues if not addressed(i, reply)]
-        if decide.correct():
-            if not missing:
-                return "PASS"
-            return f"FAIL: the question about {', '.join(missing[0].args.values())} is not answered with a fact."
-        if missing:
+        if not doubts(decide, not missing):
             return "PASS"
+        if missing:
+            return f"FAIL: the question about {', '.join(missing[0].args.values())} is not answered with a fact."
         about = decide.rng.choice(ticket.issues) if ticket.issues else None
         return f"FAIL: the question about {', '.join(about.args.values()) if about else 'the ticket'} is not answered."
 

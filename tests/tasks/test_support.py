@@ -85,7 +85,8 @@ def test_error_rate_lowers_success_for_every_pattern() -> None:
 @pytest.mark.parametrize(("pattern", "distractors", "wrong", "score"), [
     ("agent", 0, {1}, 1.0),  # a mistyped id: the tool says so and the agent tries again
     ("agent", 0, {0}, 1.0),  # the wrong tool: the tool says the id is of another kind
-    ("agent", 1, {1}, 0.0),  # another id from the ticket exists: a plausible wrong answer nobody flags
+    ("agent", 1, {1}, 1.0),  # another id from the ticket: a plausible wrong answer its own judgement flags
+    ("agent", 1, {1, 3}, 0.0),  # ... unless that judgement is wrong, as an evaluator's can be
     ("single", 0, {1}, 0.0),  # one round: the error is all it has
     ("route", 0, {1}, 0.0),  # the handler's one round, likewise
     ("route", 0, {0}, 0.0),  # the wrong handler has no id of its kind to look up
