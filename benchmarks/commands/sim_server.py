@@ -37,6 +37,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "probability per request: disconnect_rate (connection cut mid-reply), slow_rate (a reply slow_s "
         "late), malformed_rate (a 200 whose body is not JSON); repeatable",
     )
+    parser.add_argument("--tasks", default="", metavar="LIST",
+                        help="also serve these task specs' policies, e.g. a task file: "
+                        "--tasks examples/tickets/tickets.toml")
     parser.add_argument("--generic-only", action="store_true",
                         help="serve the generic policy only, not the task families' policies")
     return parser
@@ -64,6 +67,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     extra: dict[str, Any] = {} if getattr(args, "generic_only", False) else {"policies": task_policies}
+    if getattr(args, "tasks", ""):  # a task file's policy first: it recognises only its own marker
+        from benchmarks.tasks.registry import load_task, split_task_list
+
+        try:
+            own = [load_task(spec).policy() for spec in split_task_list(args.tasks)]
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        builtin = extra.get("policies")
+        extra["policies"] = lambda warn: own + (builtin(warn) if builtin else [])
     try:
         return run_server_cli(args.host, args.port, knobs, **extra)
     except ValueError as exc:  # range checks (error_rate in [0, 1], slow_s >= 0): before anything is served

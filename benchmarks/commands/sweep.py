@@ -44,10 +44,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         values = parse_values(args.values)
         settings(args.family, args.param, values)  # every setting checked before anything runs
+        from benchmarks.tasks.dataset import sim_warning
+        from benchmarks.tasks.registry import load_task
+
+        warning = sim_warning(args.model, [load_task(args.family)])
         config = BenchConfig(instances=args.instances, trials=args.trials, model=args.model, seed=args.seed,
                              out=args.out, resume=args.resume)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if warning:
+        print(f"wva: warning: {warning}", file=__import__("sys").stderr)
     bar: dict[str, Progress] = {}
 
     def start(total: int, done: int) -> None:

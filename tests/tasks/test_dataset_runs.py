@@ -161,3 +161,21 @@ def test_the_sweep_runs_through_the_real_sdk_against_the_sim_server(
     assert len(runs) == 7 * 2 and set(runs["pattern"]) == set(PATTERNS)
     assert set(runs["terminal"]) <= {"completed", "error"} and (runs["terminal"] == "completed").mean() > 0.5
     assert runs["input_tokens"].gt(0).all() and runs["tool_calls"].sum() > 0
+
+
+def test_sim_server_serves_a_task_files_policy_first(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import types
+
+    served: list[Any] = []
+
+    def run_server_cli(host: str, port: int, knobs: dict[str, Any], **extra: Any) -> int:
+        served.extend(extra["policies"](print))
+        return 0
+
+    fake = types.SimpleNamespace(run_server_cli=run_server_cli, SERVER_OPTIONS={"slow_s": float})
+    monkeypatch.setitem(sys.modules, "patterns.simserver", fake)
+    assert main(["sim-server", "--tasks", TOML, "--port", "0"]) == 0
+    assert type(served[0]).__name__ == "DatasetPolicy" and served[0].marker == "[task:tickets]" and len(served) > 1
+    assert main(["sim-server", "--tasks", TOML + "x"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
