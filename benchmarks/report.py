@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from .atomic import write_text_atomic
+from .cache_costs import cache_section
 from .criterion import EQUIVALENCE, MIN_INSTANCES, THRESHOLD, load_inputs, write_criterion
 
 NAME = "REPORT.md"
@@ -181,6 +182,7 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None) -> 
     parts += [task_paragraph(r) + "\n" for r in df.itertuples()]
     if sweep is not None:
         parts.append(sweep_section(sweep))
+    parts.append(cache_section(runs, manifest))  # cost with and without prompt caching
     parts += ["## Charts", ""]
     for key, path in charts.items():
         if key.startswith("graph:"):
