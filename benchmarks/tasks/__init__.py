@@ -1,11 +1,13 @@
 """The task families: from a graph known in advance (`pipeline`) to one that cannot be drawn (`repair`)."""
 
 from .base import PATTERNS, Environment, Family, Instance, IntRange, Param
-from .registry import BUILTIN, builtin_families, load_task
+from .dataset import DatasetTask
+from .registry import BUILTIN, builtin_families, load_task, split_task_list
 
 __all__ = [
     "BUILTIN",
     "PATTERNS",
+    "DatasetTask",
     "Environment",
     "Family",
     "Instance",
@@ -13,4 +15,5 @@ __all__ = [
     "Param",
     "builtin_families",
     "load_task",
+    "split_task_list",
 ]

@@ -2,7 +2,9 @@
 public, typed and documented functions) become the tools the designs offer.
 
 A function that cannot be described to a model (no docstring, a parameter without a type hint,
-`*args`) is refused, naming the tool and why; so is a module that fails to import.
+`*args`) is refused, naming the tool and why; so is a module that fails to import. The module is
+imported once, so the same functions serve every trial: a tool that keeps state between calls
+must keep it per trial itself (or better, read it from files it does not change).
 """
 
 from __future__ import annotations
