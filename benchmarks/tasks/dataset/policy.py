@@ -10,7 +10,9 @@ walks each design's structure, making one `decide.correct()` draw per call as ev
 - an evaluator, and a model grader, answer PASS (a wrong decision: FAIL) without reading any
   reference answer;
 - every other call is the generic policy's: call a tool (the one whose name and description
-  share the most words with the request, not always the first), then report its result.
+  share the most words with the request, not always the first), then report its result. A
+  string argument whose description gives an example (`like C-1234`) or names an email takes
+  the request's first token of that shape, else the generic policy's guess.
 So success figures on `sim` say nothing about a user's dataset; the CLI says so once per run.
 """
 
@@ -21,12 +23,31 @@ import re
 from typing import Any
 
 from patterns.sim import Decider, Reply, Request
-from patterns.sim.generic import GenericPolicy
+from patterns.sim.generic import GenericPolicy, perturb, synthesise_arguments
 
 from . import designs as d
 from .model_grader import GRADER
 
 _WORDS = re.compile(r"[a-z]{3,}")
+_EXAMPLE = re.compile(r"\blike\s+([^\s,;]+)")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_TOKEN = re.compile(r"[\w.@+-]+")
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"[a-z]", "a", re.sub(r"[A-Z]", "A", re.sub(r"\d+", "9", text)))
+
+
+def shaped_argument(name: str, description: str, text: str) -> str | None:
+    """The first token of `text` shaped like the parameter's example, or an email for an email; else None."""
+    if "email" in f"{name} {description}".lower():
+        found = _EMAIL.search(text)
+        return found.group() if found else None
+    example = _EXAMPLE.search(description)
+    if not example:
+        return None
+    want = _shape(example.group(1).strip(".")).split("9")[0] + "9"
+    return next((t.strip(".") for t in _TOKEN.findall(text) if _shape(t.strip(".")).startswith(want)), None)
 
 
 def _words(text: str) -> set[str]:
@@ -72,12 +93,24 @@ class DatasetPolicy:
         return decide.rng.choice([lab for lab in labels if lab != best] or labels)
 
     def _with_best_tool_first(self, request: Request, decide: Decider) -> Reply:
-        if request.tools and not request.tool_uses():
-            words = _words(request.first_user_text())
-            ranked = sorted(request.tools, key=lambda t: -len(words & _words(f"{t.get('name', '')} "
-                                                                            f"{t.get('description', '')}")))
-            request = Request(request.system, request.messages, ranked, request.max_tokens, request.stop_sequences)
-        return self.generic.respond(request, decide)
+        if not request.tools or request.tool_uses():
+            return self.generic.respond(request, decide)
+        text = request.first_user_text()
+        words = _words(text)
+        tool = max(request.tools, key=lambda t: (len(words & _words(f"{t.get('name', '')} {t.get('description', '')}")),
+                                                 -request.tools.index(t)))
+        schema = tool.get("input_schema") or {}
+        args = synthesise_arguments(schema, text)
+        for key, prop in (schema.get("properties") or {}).items():
+            if prop.get("type") == "string" and (value := shaped_argument(key, prop.get("description", ""), text)):
+                args[key] = value
+        if not decide.correct():  # as the generic policy errs: stop early, or one wrong argument
+            if not args or decide.rng.random() < 0.5:
+                return _say(f"Answer: {' '.join(text.split())[:100]}")
+            key = decide.rng.choice(sorted(args))
+            args = {**args, key: perturb(args[key], decide.rng, text)}
+        return Reply([{"type": "text", "text": f"I'll use the {tool.get('name', '')} tool."},
+                      {"type": "tool_use", "name": tool.get("name", ""), "input": args}])
 
 
 def sim_policy(task: Any) -> DatasetPolicy:
