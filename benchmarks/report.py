@@ -13,7 +13,9 @@ import pandas as pd
 
 from .atomic import write_text_atomic
 from .cache_costs import cache_section
-from .criterion import EQUIVALENCE, MIN_INSTANCES, THRESHOLD, load_inputs, write_criterion
+from .criterion import PAIRS, THRESHOLD, write_criterion
+from .criterion_io import load_inputs
+from .verdict import DEFAULT_MARGIN
 
 NAME = "REPORT.md"
 CAPTIONS = {
@@ -60,64 +62,79 @@ def model_paragraph(manifest: dict[str, Any], runs: pd.DataFrame) -> str:
 
 
 def task_paragraph(r: Any) -> str:
-    if not r.best_workflow or pd.isna(r.success_diff):
+    if not r.comparator or pd.isna(r.success_diff):
         return f"### {r.task}\n\nNo comparison: {r.note}."
     agree = {True: "the data **agree**", False: "the data **disagree**"}.get(
         None if pd.isna(r.agrees) else bool(r.agrees), "an inconclusive verdict neither confirms nor refutes it")
     fit = "unknown" if pd.isna(r.fit_share) else f"{r.fit_share:.0%}"
-    tools = r.workflow_graph_tools  # "" = the graph calls no tool (NaN: unknown)
-    why_not = (f"; `{r.best_workflow}`'s graph calls no tool at all, so no run that calls one can fit it"
+    graph = f"`{r.fit_graph}`'s graph" if isinstance(r.fit_graph, str) and r.fit_graph else "any workflow's graph"
+    tools = r.fit_graph_tools  # "" = the graph calls no tool (NaN: unknown)
+    why_not = (f"; {graph} calls no tool at all, so no run that calls one can fit it"
                if r.fit_share == 0 and isinstance(tools, str) and not tools else "")
     return "\n".join([
         f"### {r.task}", "",
-        f"Over {int(r.instances)} instances, the best workflow, `{r.best_workflow}`, succeeded in "
-        f"{_pct(r.workflow_success)} of its {int(r.workflow_runs)} trials (95% CI {_pct(r.workflow_ci_low)}–"
-        f"{_pct(r.workflow_ci_high)}); the agent in {_pct(r.agent_success)} of {int(r.agent_runs)} "
-        f"({_pct(r.agent_ci_low)}–{_pct(r.agent_ci_high)}). Agent minus workflow: {r.success_diff:+.2f} "
-        f"(paired bootstrap 95% CI {r.diff_ci_low:+.2f} to {r.diff_ci_high:+.2f}; the sample could detect a "
-        f"difference of about {r.mdd80:.2f} with 80% power). Per trial the workflow costs {_x(r.cost_ratio)} the "
-        f"agent, its median latency is {_x(r.latency_ratio)} the agent's, and it takes {_x(r.steps_ratio)} its "
-        f"steps. On the cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
+    needed = (f" About {int(r.instances_needed)} instances would likely settle it (80% power, if the observed "
+              "difference and its spread are the truth)." if not pd.isna(r.instances_needed) else "")
+        f"Compared with `{r.comparator}` ({r.comparator_mode}) over {int(r.instances)} instances: the workflow "
+        f"succeeded in {_pct(r.workflow_success)} of its {int(r.workflow_runs)} trials (95% CI "
+        f"{_pct(r.workflow_ci_low)}–{_pct(r.workflow_ci_high)}, clustered by instance); the agent in "
+        f"{_pct(r.agent_success)} of {int(r.agent_runs)} ({_pct(r.agent_ci_low)}–{_pct(r.agent_ci_high)}). Agent "
+        f"minus workflow: {r.success_diff:+.2f} (95% CI {r.diff_ci_low:+.2f} to {r.diff_ci_high:+.2f}). Per trial "
+        f"the workflow costs {_x(r.cost_ratio)} the agent (95% CI {_x(r.cost_ci_low)}–{_x(r.cost_ci_high)}), its "
+        f"median latency is {_x(r.latency_ratio)} the agent's, and it takes {_x(r.steps_ratio)} its steps. On the "
+        f"cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
         "",
-        f"The agent's own traces measured predictability **{r.predictability:.2f}** (step-count CV "
-        f"{r.steps_cv:.2f}, path entropy {r.path_entropy:.2f}, {fit} of its runs fit `{r.best_workflow}`'s graph"
-        f"{why_not}).",
+        f"The agent's own traces measured predictability **{r.predictability:.2f}** (95% CI "
+        f"{r.predictability_ci_low:.2f}–{r.predictability_ci_high:.2f}; step-count CV {r.steps_cv:.2f}, "
+        f"{r.effective_paths:.1f} effective distinct paths, {fit} of its runs fit {graph}{why_not}).",
         "",
-        f"**Verdict: {r.verdict}** — {r.note.split(':')[0]}. From predictability alone the chapter's rule predicts "
+        f"**Verdict: {r.verdict}** — {r.reason}.{needed} From predictability alone the chapter's rule predicts "
         f"*{r.chapter_prediction or 'n/a'}*; {agree}.",
     ])
 
 
-def method_section() -> str:
+def method_section(margin: float = DEFAULT_MARGIN) -> str:
     return "\n".join([
         "## How the verdicts are reached", "",
-        "- **Predictability** = mean(1 − min(1, CV of the agent's step count), 1 − normalised entropy of the "
-        "agent's path shapes, share of agent runs whose tool-call rounds fit the best workflow's fixed graph), "
-        "each in [0, 1]. A path shape is the sequence of the agent's tool-call rounds, each the set of tools "
-        "called in one model reply; the entropy is divided by log(number of runs). 1 = one fixed path every time.",
-        "- **Best workflow** = the non-agent pattern with the highest success rate (then the lowest cost).",
-        "- **Success difference** = agent − best workflow, with a paired bootstrap 95% interval: instances are "
-        "resampled with replacement (2000 times, seeded), each instance's mean success per pattern.",
-        "- **Verdict**: `agent` if the interval's low end is above 0; `workflow` if its high end is below 0, or if "
-        "the agent is not significantly better and the workflow is cheaper; `either` if the interval's half-width "
-        f"is at most {EQUIVALENCE:.2f} (over at least {MIN_INSTANCES} instances) and the workflow is no cheaper; "
-        "`inconclusive` otherwise.",
+        "- **The unit is the instance.** Every pattern ran the same instances; the trials of one instance are "
+        "correlated (a hard instance tends to fail every trial), so every interval treats an instance's mean over "
+        "its trials as one observation. A difference is the mean over instances of per-instance differences "
+        "(paired), with the standard error sd / √instances and a t interval; a success rate's interval is Wilson's "
+        "at the effective sample size this clustering leaves (between one observation per instance and one per "
+        "trial). pass^k's interval is clustered the same way.",
+        "- **The comparator** is the workflow the agent is compared with. When the task family declares the "
+        "workflow it was designed around, that one, chosen before any data. Otherwise the best workflow, with "
+        "selection-proof claims: the agent must beat *every* workflow to win, and a workflow must win on a "
+        "*simultaneous* interval (max-T over all six) — so picking the best afterwards does not inflate its "
+        "chances. `criterion_pairs.csv` lists the agent against every workflow with both kinds of interval.",
+        f"- **The verdict**, with a non-inferiority margin δ = {margin:.2f}: `workflow` if the workflow is "
+        "significantly more successful (95% interval of agent − workflow below 0), or no worse than δ (upper end "
+        "below δ) and significantly cheaper (95% interval of the cost ratio below 1); `agent`, the mirror image; "
+        "`either` if equivalent within ±δ (90% interval inside, the usual two one-sided tests) and neither is "
+        "significantly cheaper; `inconclusive` otherwise, with the number of instances that would likely settle it.",
+        "- **Predictability** = the mean of three parts, each in [0, 1]: 1 − min(1, CV of the agent's step count); "
+        "1 / the effective number of distinct paths (exp of the path entropy, Chao–Shen corrected so that it does "
+        "not grow with the number of runs); the share of agent runs whose tool-call rounds fit a graph fixed in "
+        "advance (the declared workflow's, else the one most runs fit). Its interval resamples instances.",
         f"- **The chapter's prediction**: `workflow` when predictability ≥ {THRESHOLD:g}, else `agent`; "
-        "`either` agrees with both, `inconclusive` with neither.",
+        "`either` agrees with both, `inconclusive` with neither. The comparison is a demonstration of the rule on "
+        "these families, not a proof of it.",
     ])
 
 
 def verdict_table(df: pd.DataFrame) -> str:
-    lines = ["| task | predictability | best workflow | workflow success | agent success | agent − workflow "
-             "[95% CI] | cost ratio | latency ratio | verdict | chapter predicts | agrees |",
+    lines = ["| task | predictability [95% CI] | comparator | workflow success | agent success | agent − workflow "
+             "[95% CI] | cost ratio [95% CI] | latency ratio | verdict | chapter predicts | agrees |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in df.itertuples():
         agree = "—" if pd.isna(r.agrees) else ("yes" if r.agrees else "**no**")
         diff = "—" if pd.isna(r.success_diff) else \
             f"{r.success_diff:+.2f} [{r.diff_ci_low:+.2f}, {r.diff_ci_high:+.2f}]"
-        pred = "—" if pd.isna(r.predictability) else f"{r.predictability:.2f}"
-        lines.append(f"| {r.task} | {pred} | {r.best_workflow or '—'} | {_pct(r.workflow_success)} | "
-                     f"{_pct(r.agent_success)} | {diff} | {_x(r.cost_ratio)} | {_x(r.latency_ratio)} | "
+        pred = "—" if pd.isna(r.predictability) else \
+            f"{r.predictability:.2f} [{r.predictability_ci_low:.2f}, {r.predictability_ci_high:.2f}]"
+        cost = f"{_x(r.cost_ratio)} [{_x(r.cost_ci_low)}, {_x(r.cost_ci_high)}]"
+        lines.append(f"| {r.task} | {pred} | {r.comparator or '—'} | {_pct(r.workflow_success)} | "
+                     f"{_pct(r.agent_success)} | {diff} | {cost} | {_x(r.latency_ratio)} | "
                      f"**{r.verdict}** | {r.chapter_prediction or '—'} | {agree} |")
     return "\n".join(lines)
 
@@ -147,7 +164,7 @@ def sweep_section(sweep: pd.DataFrame) -> str:
     param = sweep["param"].iloc[0]
     lines = ["## The sweep", "", f"One task moved along `{param}`: one criterion row per setting (`sweep.csv`), "
              "plotted as diamonds on the criterion map.", ""]
-    lines += [f"- `{param}={r.value}`: predictability {r.predictability:.2f}, agent − `{r.best_workflow}` "
+    lines += [f"- `{param}={r.value}`: predictability {r.predictability:.2f}, agent − `{r.comparator}` "
               f"{r.success_diff:+.2f} [{r.diff_ci_low:+.2f}, {r.diff_ci_high:+.2f}], cost ratio {_x(r.cost_ratio)}: "
               f"**{r.verdict}**; the chapter's rule predicts *{r.chapter_prediction}* ({_agreement(r.agrees)})"
               for r in sweep.itertuples()]
@@ -168,17 +185,19 @@ def find_sweep(out: Path) -> pd.DataFrame | None:
     return None
 
 
-def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None) -> list[Path]:
+def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
+                 pairs: pd.DataFrame | None = None) -> list[Path]:
     """criterion.csv, every chart and REPORT.md, written into the folder; returns the files written."""
     from .charts import draw_all
 
     out = Path(out_dir)
     runs, events, manifest = load_inputs(out)
-    df = write_criterion(out, criterion)
+    df = write_criterion(out, criterion, pairs=pairs)
+    margin = float(df["margin"].dropna().iloc[0]) if df["margin"].notna().any() else DEFAULT_MARGIN
     sweep = find_sweep(out)
     charts = draw_all(out, runs, events, df, manifest, sweep)
     parts = ["# Workflow or agent? — benchmark report", "", model_paragraph(manifest, runs), "",
-             "## Verdicts", "", verdict_table(df), "", overall(df), "", method_section(), "", "## Per task", ""]
+             "## Verdicts", "", verdict_table(df), "", overall(df), "", method_section(margin), "", "## Per task", ""]
     parts += [task_paragraph(r) + "\n" for r in df.itertuples()]
     if sweep is not None:
         parts.append(sweep_section(sweep))
@@ -187,11 +206,11 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None) -> 
     for key, path in charts.items():
         if key.startswith("graph:"):
             task = key.split(":", 1)[1]
-            title, caption = (f"Fixed graph vs walked graph: {task}", "Left: the best workflow's graph, drawn "
+            title, caption = (f"Fixed graph vs walked graph: {task}", "Left: the comparator workflow's graph, drawn "
                               "before any run. Right: the union of the agent's walks (edge width = how often).")
         else:
             title, caption = CAPTIONS[key]
         parts += [f"### {title}", "", caption, "", f"![{title}]({path.name})", ""]
     report = out / NAME
     write_text_atomic(report, "\n".join(parts))
-    return [out / "criterion.csv", *charts.values(), report]
+    return [out / "criterion.csv", out / PAIRS, *charts.values(), report]

@@ -1,5 +1,9 @@
-"""`summary.csv`: per pattern × task, what a reader compares — success with its interval, pass^k,
-steps, tokens, cost, latency, errors and how runs ended."""
+"""`summary.csv`: per pattern × task, what a reader compares — success with its interval, pass^k with
+its interval, steps, tokens, cost, latency, errors and how runs ended.
+
+Both intervals are 95% and clustered by instance: the trials of one instance are correlated, so the
+unit is the instance (its mean over trials; `benchmarks.stats.clustered_rate`). `ci_low`/`ci_high`
+would be too narrow if every trial were counted as independent."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import pandas as pd
 
 from patterns.result import Terminal
 
-from .stats import pass_hat_k, percentile, wilson
+from .stats import clustered_rate, pass_hat_k, pass_k_per_instance, percentile
 
 TERMINALS = [str(t) for t in Terminal]
 
@@ -19,15 +23,17 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     for (task, pattern), g in runs.groupby(["task", "pattern"], sort=True):
         n = len(g)
         wins = int(g["success"].sum())
-        low, high = wilson(wins, n)
         per_instance = [(len(h), int(h["success"].sum())) for _, h in g.groupby("instance")]
+        _, low, high = clustered_rate([c / nt for nt, c in per_instance], n)
         k = min(nt for nt, _ in per_instance)
+        _, pk_low, pk_high = clustered_rate(pass_k_per_instance(per_instance, k), len(per_instance))
         costs = g["cost_usd"]
         cost_known = bool(costs.notna().all())
         cost_mean = float(costs.mean()) if cost_known else math.nan
         row = {
             "task": task, "pattern": pattern, "n": n, "successes": wins, "success_rate": wins / n,
-            "ci_low": low, "ci_high": high, "k": k, "pass_k": pass_hat_k(per_instance, k),
+            "ci_low": low, "ci_high": high, "instances": len(per_instance), "k": k,
+            "pass_k": pass_hat_k(per_instance, k), "pass_k_ci_low": pk_low, "pass_k_ci_high": pk_high,
             "steps_mean": g["steps"].mean(), "steps_p50": percentile(list(g["steps"]), 50),
             "steps_p95": percentile(list(g["steps"]), 95), "tool_calls_mean": g["tool_calls"].mean(),
             "input_tokens_mean": g["input_tokens"].mean(), "output_tokens_mean": g["output_tokens"].mean(),

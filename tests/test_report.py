@@ -30,7 +30,7 @@ def bench_dir(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def test_bench_ends_with_the_verdicts_and_writes_criterion_csv(bench_dir: tuple[Path, str]) -> None:
     out, printed = bench_dir
-    assert "criterion (agent vs the best workflow, per task):" in printed
+    assert "criterion (agent vs the comparator workflow, per task):" in printed
     assert "capitals:" in printed.split("criterion (")[1]
     table = pd.read_csv(out / "criterion.csv")
     assert list(table["task"]) == ["capitals"]
@@ -58,7 +58,8 @@ def test_report_shows_a_sweep_when_one_is_there(bench_dir: tuple[Path, str], tmp
     out = tmp_path / "res"
     shutil.copytree(bench_dir[0], out)
     crit = pd.read_csv(out / "criterion.csv")
-    sweep = pd.concat([crit.assign(value="1", task="capitals:countries=1"), crit.assign(value="5", verdict="agent")])
+    sweep = pd.concat([crit.assign(value="1", task="capitals:countries=1", verdict="workflow"),
+                       crit.assign(value="5", verdict="agent")])
     sweep.insert(0, "param", "countries")
     (out / "sweep").mkdir()
     sweep.to_csv(out / "sweep" / "sweep.csv", index=False)

@@ -6,7 +6,15 @@ import math
 
 import pytest
 
-from benchmarks.stats import pass_hat_k, percentile, wilson
+from benchmarks.stats import (
+    cluster_se,
+    clustered_rate,
+    effective_n,
+    pass_hat_k,
+    pass_k_per_instance,
+    percentile,
+    wilson,
+)
 
 
 @pytest.mark.parametrize("wins, n, low, high", [
@@ -37,3 +45,38 @@ def test_percentile_interpolates_linearly() -> None:
     assert percentile([1, 2, 3, 4], 95) == pytest.approx(3.85)
     assert percentile([7], 95) == 7
     assert math.isnan(percentile([], 50))
+
+
+# --- clustered by instance ---------------------------------------------------------------------------
+
+def test_the_cluster_standard_error_by_hand() -> None:
+    # per-instance values 1, 0, 0, 1: sd (ddof=1) = sqrt(1/3), over sqrt(4) instances
+    assert cluster_se([1, 0, 0, 1]) == pytest.approx(math.sqrt(1 / 3) / 2)
+    assert math.isnan(cluster_se([0.5]))
+
+
+def test_a_clustered_rate_is_wider_than_counting_every_trial() -> None:
+    # 4 instances × 3 trials, two all-success and two all-failure: the trials of an instance agree
+    # completely, so there are 4 observations, not 12: n_eff = 0.25 / (sqrt(1/3)/2)² = 3, kept at >= 4
+    rate, low, high = clustered_rate([1, 1, 0, 0], trials=12)
+    assert rate == 0.5
+    assert (low, high) == pytest.approx(wilson(2, 4), abs=1e-12)
+    assert high - low > wilson(6, 12)[1] - wilson(6, 12)[0]
+    # instances with 1, 2/3, 1/3, 0 successes out of 3: se = sqrt(0.18519 / 4), n_eff = 0.25 / se² = 5.4
+    assert effective_n(0.5, cluster_se([1, 2 / 3, 1 / 3, 0]), 4, 12) == pytest.approx(5.4)
+    # no spread at all: the worst case, one observation per instance
+    assert clustered_rate([1.0] * 20, trials=60)[1:] == pytest.approx(wilson(20, 20))
+
+
+def test_a_clustered_rate_without_correlation_counts_every_trial() -> None:
+    # 80 instances × 3 trials whose successes are spread exactly as Binomial(3, 1/2): 10 with none, 30 with
+    # one, 30 with two, 10 with three. The per-instance variance is then the binomial one, p(1-p)/3 (times
+    # 80/79 for ddof=1), so n_eff = 240 × 79/80: every trial counts, the interval is Wilson's on 240 trials
+    per = [0.0] * 10 + [1 / 3] * 30 + [2 / 3] * 30 + [1.0] * 10
+    assert effective_n(0.5, cluster_se(per), 80, 240) == pytest.approx(240 * 79 / 80)
+    rate, low, high = clustered_rate(per, trials=240)
+    assert rate == pytest.approx(0.5) and (low, high) == pytest.approx(wilson(120, 240), abs=0.002)
+
+
+def test_pass_k_per_instance() -> None:
+    assert pass_k_per_instance([(3, 2), (3, 3), (1, 1)], 2) == pytest.approx([1 / 3, 1.0])

@@ -39,10 +39,10 @@ def draw_all(out: Path, runs: pd.DataFrame, events: list[dict[str, Any]], criter
     specs = task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     for row in criterion.itertuples():
-        if not row.best_workflow:
+        if not row.comparator:
             continue
         agent_ids = runs.loc[(runs["task"] == row.task) & (runs["pattern"] == "agent"), "run_id"].astype(str)
-        fixed = workflow_graph(specs.get(row.task, row.task), row.best_workflow, seed)
+        fixed = workflow_graph(specs.get(row.task, row.task), row.comparator, seed)
         walks = [rounds.get(rid, []) for rid in agent_ids]
-        charts[f"graph:{row.task}"] = graphs_chart(row.task, row.best_workflow, fixed, walks, out)
+        charts[f"graph:{row.task}"] = graphs_chart(row.task, row.comparator, fixed, walks, out)
     return charts

@@ -36,6 +36,8 @@ class Point:
     low: float
     high: float
     area: float
+    x_low: float
+    x_high: float
     marker: str
     colour: str
     edge: str
@@ -46,12 +48,19 @@ def _area(ratio: float) -> float:
     return float(40 + 260 * np.clip(0.0 if pd.isna(ratio) else ratio, 0.0, 3.0))
 
 
+def _get(r: Any, name: str) -> float:
+    """A column an older criterion.csv may lack (then NaN: no bar drawn)."""
+    value = getattr(r, name, np.nan)
+    return float(value) if not pd.isna(value) else np.nan
+
+
 def points_of(criterion: pd.DataFrame, sweep: pd.DataFrame | None) -> list[Point]:
     """Task points, then sweep points; a sweep setting that IS a task of the bench (same label, same
     place) is drawn once, labelled with both names."""
     pts: list[Point] = []
     for r in criterion.dropna(subset=["predictability", "success_diff"]).itertuples():
-        pts.append(Point(r.predictability, r.success_diff, r.diff_ci_low, r.diff_ci_high, _area(r.cost_ratio), "o",
+        pts.append(Point(r.predictability, r.success_diff, r.diff_ci_low, r.diff_ci_high, _area(r.cost_ratio),
+                         _get(r, "predictability_ci_low"), _get(r, "predictability_ci_high"), "o",
                          VERDICT_COLOURS.get(r.verdict, "white"), "black", r.task))
     if sweep is None or sweep.empty:
         return pts
@@ -62,7 +71,8 @@ def points_of(criterion: pd.DataFrame, sweep: pd.DataFrame | None) -> list[Point
         if same is not None:
             same.label = f"{r.task} ({name})"
             continue
-        pts.append(Point(r.predictability, r.success_diff, r.diff_ci_low, r.diff_ci_high, _area(r.cost_ratio), "D",
+        pts.append(Point(r.predictability, r.success_diff, r.diff_ci_low, r.diff_ci_high, _area(r.cost_ratio),
+                         _get(r, "predictability_ci_low"), _get(r, "predictability_ci_high"), "D",
                          VERDICT_COLOURS.get(r.verdict, "white"), "#444444", name))
     return pts
 
@@ -123,13 +133,15 @@ def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None
         ax.plot([p.x for p in sweep_pts], [p.y for p in sweep_pts], color="#777777", linewidth=1, linestyle=":",
                 zorder=2)
     for p in pts:
-        # a percentile interval need not contain the point estimate exactly: clip, never a negative bar
-        ax.errorbar(p.x, p.y, yerr=[[max(0.0, p.y - p.low)], [max(0.0, p.high - p.y)]], fmt="none",
+        # an interval need not contain the point estimate exactly (a selection-proof one, a percentile one):
+        # clip, never a negative bar
+        xerr = None if np.isnan(p.x_low) else [[max(0.0, p.x - p.x_low)], [max(0.0, p.x_high - p.x)]]
+        ax.errorbar(p.x, p.y, yerr=[[max(0.0, p.y - p.low)], [max(0.0, p.high - p.y)]], xerr=xerr, fmt="none",
                     ecolor="#444444", elinewidth=1, capsize=3, zorder=3)
         ax.scatter(p.x, p.y, s=p.area, marker=p.marker, color=p.colour, edgecolors=p.edge, linewidths=1.2, zorder=4)
-    ax.set_xlabel(f"predictability of the agent's traces (0 = every run different, 1 = one fixed path; "
+    ax.set_xlabel(f"predictability of the agent's traces, 95% CI (0 = every run different, 1 = one fixed path; "
                   f"threshold {threshold:g})")
-    ax.set_ylabel("agent − best workflow success (95% paired bootstrap CI)")
+    ax.set_ylabel("agent − comparator workflow success (95% CI, clustered by instance)")
     ax.grid(True, alpha=0.25)
     verdicts = [Patch(facecolor=c, edgecolor="black", label=f"verdict: {v}") for v, c in VERDICT_COLOURS.items()]
     sizes = [Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="black",

@@ -11,14 +11,47 @@ import pandas as pd
 from ._common import UsageError
 
 
+def margin(text: str) -> float:
+    """--margin: a share of success strictly between 0 and 0.5."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 0.5, got {text!r}") from None
+    if not 0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 0.5 (a share of success), got {value:g}")
+    return value
+
+
+def comparator(text: str) -> str:
+    """--comparator: declared, selected, or one workflow pattern's name."""
+    from benchmarks.names import PATTERNS
+
+    flows = [p for p in PATTERNS if p != "agent"]
+    if text in ("declared", "selected", *flows):
+        return text
+    raise argparse.ArgumentTypeError(f"expected declared, selected or a workflow ({', '.join(flows)}), got {text!r}")
+
+
+def add_verdict_options(p: argparse.ArgumentParser) -> None:
+    """--margin and --comparator, shared by `criterion` and `report`."""
+    p.add_argument("--margin", type=margin, default=0.05, metavar="DELTA",
+                   help="non-inferiority margin on success (default 0.05: five points)")
+    p.add_argument("--comparator", type=comparator, default="declared", metavar="NAME",
+                   help="the workflow the agent is compared with: 'declared' (the family's own, else selected; the "
+                   "default), 'selected' (the best workflow, with selection-proof intervals) or a pattern name")
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "criterion", help="test the workflow-or-agent rule on a results folder; write criterion.csv",
-        description="Per task: how predictable the agent's own traces are, the best workflow against the agent "
-        "(success difference with a paired bootstrap 95%% CI, cost / latency / steps ratios, the Pareto front), "
-        "the measured verdict, the chapter's prediction from predictability alone, and whether they agree. "
-        "Prints the table and writes DIR/criterion.csv.")
+        description="Per task: how predictable the agent's own traces are (with a 95%% CI), the agent against a "
+        "comparator workflow (declared by the family, named, or selected without bias): the success difference "
+        "with a 95%% CI clustered by instance, cost ratio with its CI, latency and steps ratios, the Pareto front; "
+        "the verdict by a symmetric rule with a non-inferiority margin; the chapter's prediction from "
+        "predictability alone, and whether they agree. Prints the table, writes DIR/criterion.csv and "
+        "DIR/criterion_pairs.csv (the agent against every workflow, with simultaneous intervals).")
     p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench'")
+    add_verdict_options(p)
     return p
 
 
@@ -27,39 +60,40 @@ def table_text(df: pd.DataFrame) -> str:
     def num(x: Any, fmt: str) -> str:
         return "-" if pd.isna(x) else format(x, fmt)
 
-    head = (f"{'task':<22} {'predict.':>8} {'best workflow':<17} {'agent':>6} {'wf':>6} {'diff [95% CI]':>21} "
+    head = (f"{'task':<22} {'predict.':>8} {'comparator':<17} {'agent':>6} {'wf':>6} {'diff [95% CI]':>21} "
             f"{'cost×':>6} {'lat.×':>6} {'steps×':>6}  {'verdict':<12} {'chapter':<9} agrees")
     lines = [head]
     for r in df.itertuples():
         ci = f"{num(r.success_diff, '+.2f')} [{num(r.diff_ci_low, '+.2f')}, {num(r.diff_ci_high, '+.2f')}]"
         agree = "-" if pd.isna(r.agrees) else ("yes" if r.agrees else "NO")
-        lines.append(f"{r.task[:22]:<22} {num(r.predictability, '.2f'):>8} {r.best_workflow or '-':<17} "
+        lines.append(f"{r.task[:22]:<22} {num(r.predictability, '.2f'):>8} {r.comparator or '-':<17} "
                      f"{num(r.agent_success, '.0%'):>6} {num(r.workflow_success, '.0%'):>6} {ci:>21} "
                      f"{num(r.cost_ratio, '.2f'):>6} {num(r.latency_ratio, '.2f'):>6} {num(r.steps_ratio, '.2f'):>6}"
                      f"  {r.verdict:<12} {r.chapter_prediction or '-':<9} {agree}")
     return "\n".join(lines)
 
 
-def load_or_fail(folder: Path) -> pd.DataFrame:
-    """The criterion table of a folder, every problem with the folder a one-line UsageError."""
-    from benchmarks.criterion import criterion_table
+def load_or_fail(folder: Path, margin: float = 0.05, comparator: str = "declared") -> tuple[pd.DataFrame,
+                                                                                              pd.DataFrame]:
+    """The criterion and pairs tables of a folder, every problem with the folder a one-line UsageError."""
+    from benchmarks.criterion import criterion_tables
 
     try:
-        return criterion_table(folder)
+        return criterion_tables(folder, margin=margin, comparator=comparator)
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarks.criterion import NAME, format_verdicts, write_criterion
+    from benchmarks.criterion import NAME, PAIRS, format_verdicts, write_criterion
 
-    df = load_or_fail(args.dir)
-    write_criterion(args.dir, df)
+    df, pairs = load_or_fail(args.dir, args.margin, args.comparator)
+    write_criterion(args.dir, df, pairs=pairs)
     print(table_text(df))
     print()
     print(format_verdicts(df))
     print("\nnotes:")
     for r in df.itertuples():
         print(f"  {r.task}: {r.note}")
-    print(f"\nwritten to {args.dir / NAME}")
+    print(f"\nwritten to {args.dir / NAME} and {args.dir / PAIRS}")
     return 0

@@ -13,6 +13,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Read a results folder written by 'wva bench', (re)compute criterion.csv, draw every chart as "
         "a PNG file in it, and write DIR/REPORT.md, which embeds the charts and states each task's verdict.")
     p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench'")
+    from .criterion import add_verdict_options
+
+    add_verdict_options(p)
     return p
 
 
@@ -24,7 +27,8 @@ def run(args: argparse.Namespace) -> int:
 
     from .criterion import load_or_fail
 
-    df = load_or_fail(args.dir)  # every problem with the folder is found here, as a usage error
-    for path in write_report(args.dir, df):
+    # every problem with the folder is found here, as a usage error
+    df, pairs = load_or_fail(args.dir, args.margin, args.comparator)
+    for path in write_report(args.dir, df, pairs):
         print(path)
     return 0

@@ -11,7 +11,10 @@ command line as `name:key=value,...`), it provides:
   `evaluate_optimize` and `agent` solve this family (a spec from `patterns.workflows`);
 - `grade(instance, env, output) -> float`: a score in [0, 1]; 1.0 is a success;
 - `policy() -> patterns.sim.Policy`: how `SimModel` behaves on this family's prompts. It sees the
-  request only; it recognises the family's own prompts in `accepts`.
+  request only; it recognises the family's own prompts in `accepts`;
+- optionally `natural_workflow`: the workflow pattern the family was designed around, declared before
+  any result; `wva criterion` compares the agent with it (without it, with the best workflow, chosen
+  in a way that does not bias the test).
 """
 
 from __future__ import annotations

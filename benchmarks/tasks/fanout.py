@@ -117,6 +117,10 @@ class Fanout:
     name = "fanout"
     description = "aggregate one fact over N products named in the question (N varies, visible up front)"
     PARAMS: ClassVar[dict[str, Param]] = {
+    # Declared before any result: the workflow this family was designed around
+    # (one lookup per id named in the input, sectioned by code);
+    # the criterion compares the agent with it unless told otherwise.
+    natural_workflow = "parallel"
         "items": Param("2-8", _items, "how many products a question names (a range, drawn per instance)"),
         "questions": Param("total/max/cheapest", _questions, "question kinds to draw from, joined by /"),
         "crowding": Param(CROWDING, _crowding, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),

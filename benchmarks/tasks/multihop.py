@@ -151,6 +151,10 @@ def walk(tools: ToolSet, hops: int) -> list[Step]:
 
 class Multihop:
     name = "multihop"
+    # Declared before any result: the workflow this family was designed around
+    # (a bounded walk: read → follow the reference, up to `depth` times);
+    # the criterion compares the agent with it unless told otherwise.
+    natural_workflow = "chain"
     description = "Follow references through documents to the one holding the answer; the hop count is hidden."
     PARAMS: ClassVar[dict[str, Param]] = {
         "hops": Param("1-6", _bounded(IntRange.parse, 1, MAX_HOPS, "hops"),

@@ -135,6 +135,10 @@ def _keep_record(text: str) -> str:
 
 class Pipeline:
     name = "pipeline"
+    # Declared before any result: the workflow this family was designed around
+    # (the graph is known: extract → normalise → format);
+    # the criterion compares the agent with it unless told otherwise.
+    natural_workflow = "chain"
     description = "normalise a messy record in three fixed steps (extract, normalise, format): the graph is known"
     PARAMS: ClassVar[dict[str, Param]] = {
         "fields": Param("3", field_count, "fields per record, 3-5 (name, dob, city, phone, email), or a range"),

@@ -179,6 +179,10 @@ class Repair:
     """See the module docstring."""
 
     name = "repair"
+    # Declared before any result: the workflow this family was designed around
+    # (validate → fix rounds with a code exit, up to `rounds` times);
+    # the criterion compares the agent with it unless told otherwise.
+    natural_workflow = "chain"
     description = "fix a config file until its validator passes; the number of faults is hidden"
     PARAMS: ClassVar[dict[str, Param]] = {
         "faults": Param("1-5", _faults, "faults hidden in each file (a range: each instance draws one)"),

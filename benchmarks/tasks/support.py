@@ -120,6 +120,10 @@ class _World:
 
 class Support:
     name = "support"
+    # Declared before any result: the workflow this family was designed around
+    # (known once the ticket is classified: classifier → one handler per category);
+    # the criterion compares the agent with it unless told otherwise.
+    natural_workflow = "route"
     description = "answer tickets of four kinds, each needing its own lookup tool: the graph is known once classified"
     PARAMS: ClassVar[dict[str, Param]] = {
         "issues": Param("1", issue_count, "questions per ticket, 1-4, each of another category (or a range)"),
