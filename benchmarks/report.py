@@ -30,6 +30,8 @@ CAPTIONS = {
     "map": ("The criterion map", "Predictability (x) against the agent's success advantage over the best workflow "
             "(y, 95% CI); point area = cost ratio. Shaded: where the chapter's rule expects a point."),
     "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K."),
+    "verdict_map": ("The verdict map", "The sweep's verdict at each setting of its one or two axes (task parameters "
+                    "or SimModel knobs), with agent − workflow success: under which assumptions the agent pays off."),
 }
 
 

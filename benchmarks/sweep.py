@@ -1,15 +1,19 @@
-"""`wva sweep`: move one task along the axis (one parameter, several values) and watch the verdict.
+"""`wva sweep`: move one task along one axis (or a grid of two) and watch the verdict.
 
-All settings run in ONE bench (`run_bench`, tasks `multihop:hops=3`, `multihop:hops=2-4`, …), so they
-share the folder, the manifest and the resume journal; `sweep.csv` is then one criterion row per
-setting, in the order the values were given.
+An axis is a task parameter (`hops`, `depth`, …) or a SimModel knob (`error_correlation`, …), with
+its values. Task-parameter settings run as tasks of ONE bench (`multihop:hops=3`, `multihop:hops=2-4`,
+…), sharing its folder, manifest and resume journal. A model knob cannot share a bench (one model per
+bench), so each of its settings is a bench of its own in a subfolder named after it
+(`error_correlation=0.5/`), each with its own `criterion.csv`. `sweep.csv` (in the sweep's folder) is
+one row per point: `param`, `value` (and `by`, `by_value` for a grid's second axis), `folder` (the
+point's bench, relative), then the point's criterion row; the verdict map is drawn from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import pairwise, product
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +21,10 @@ import pandas as pd
 
 from .atomic import write_atomic
 from .bench import BenchConfig, run_bench
-from .criterion import COLUMNS, criterion_table, write_criterion
+from .criterion import write_criterion
 
 NAME = "sweep.csv"
+AXES = ["param", "value", "by", "by_value", "folder"]
 
 
 def parse_values(text: str) -> list[str]:
@@ -30,37 +35,97 @@ def parse_values(text: str) -> list[str]:
     return values
 
 
-def _with_param(family: str, param: str, value: str) -> str:
-    parts = family.split(":")
+@dataclass(frozen=True)
+class Axis:
+    name: str  # a parameter of the family, or a SimModel knob when `knob`
+    values: tuple[str, ...]
+    knob: bool = False
+
+
+def _with_param(spec: str, param: str, value: str) -> str:
+    parts = spec.split(":")
     has_params = len(parts) > (2 if "." in parts[0] else 1)  # `module.path:Class` is two parts before any
-    return f"{family}{',' if has_params else ':'}{param}={value}"
+    return f"{spec}{',' if has_params else ':'}{param}={value}"
 
 
-def settings(family: str, param: str, values: list[str]) -> list[tuple[str, str, str]]:
-    """(value, task spec, task label) per setting; ValueError for an unknown family, parameter or value."""
+def model_with(model: str, knob: str, value: str) -> str:
+    """The model spec with one SimModel knob set; ValueError for a model that is not `sim` or a bad value."""
+    from patterns.specs import load_model
+
+    if model.split(":", 1)[0] != "sim":
+        raise ValueError(f"a model knob ({knob}) can only be swept on the sim model, not {model!r}")
+    spec = _with_param(model, knob, value)
+    load_model(spec)  # checks the knob's name and value
+    return spec
+
+
+def _check_axis(family: str, axis: Axis) -> None:
+    from .tasks.registry import load_task
+
+    if axis.knob:
+        from patterns.specs import sim_knobs
+
+        if axis.name not in sim_knobs():
+            raise ValueError(f"unknown model knob {axis.name!r}: valid knobs are {', '.join(sim_knobs())}")
+        return
+    params = load_task(family).PARAMS
+    if axis.name not in params:
+        raise ValueError(f"unknown parameter {axis.name!r} for task {family!r}: valid parameters are "
+                         f"{', '.join(params) or 'none'}")
+
+
+@dataclass(frozen=True)
+class Point:
+    values: tuple[str, ...]  # one per axis
+    spec: str  # the task spec
+    label: str  # the task's label in the point's criterion.csv
+    model: str
+    folder: str  # relative to the sweep's folder ("" = the folder itself)
+
+
+def points(family: str, axes: list[Axis], model: str) -> list[Point]:
+    """Every point of the sweep, checked (ValueError for an unknown family, parameter, knob or value)."""
+    from patterns.specs import load_model
+
     from .tasks.base import task_label
     from .tasks.registry import load_task
 
-    params = load_task(family).PARAMS
-    if param not in params:
-        raise ValueError(f"unknown parameter {param!r} for task {family!r}: valid parameters are "
-                         f"{', '.join(params) or 'none'}")
-    out: list[tuple[str, str, str]] = []
-    for value in values:
-        spec = _with_param(family, param, value)
-        label = task_label(load_task(spec))
-        same = next((v for v, _, lab in out if lab == label), None)
+    if len(axes) > 1 and axes[0].name == axes[1].name:
+        raise ValueError(f"the two axes must differ (both are {axes[0].name})")
+    for axis in axes:
+        _check_axis(family, axis)
+    out: list[Point] = []
+    seen: list[tuple[Point, tuple[str, ...]]] = []
+    for combo in product(*(axis.values for axis in axes)):
+        spec, spec_model, folder, knobs = family, model, [], []
+        for axis, value in zip(axes, combo, strict=True):
+            if axis.knob:
+                spec_model = model_with(spec_model, axis.name, value)
+                folder.append(f"{axis.name}={value}")
+                knobs.append(str(load_model(spec_model).knobs[axis.name]))  # 0 and 0.0 are one setting
+            else:
+                spec = _with_param(spec, axis.name, value)
+        point = Point(tuple(combo), spec, task_label(load_task(spec)), spec_model, "/".join(folder))
+        key = (point.label, *knobs)
+        same = next((p for p, k in seen if k == key), None)
+        seen.append((point, key))
         if same is not None:
-            raise ValueError(f"values {same!r} and {value!r} are the same setting of {param}")
-        out.append((value, spec, label))
+            raise ValueError(f"values {','.join(same.values)} and {','.join(combo)} are the same setting")
+        out.append(point)
     return out
+
+
+def settings(family: str, param: str, values: list[str]) -> list[tuple[str, str, str]]:
+    """(value, task spec, task label) per setting of one task parameter (ValueError as `points`)."""
+    return [(p.values[0], p.spec, p.label) for p in points(family, [Axis(param, tuple(values))], "sim")]
 
 
 @dataclass(frozen=True)
 class SweepOutcome:
-    table: pd.DataFrame  # one criterion row per setting, with `param` and `value` first
-    flips: list[tuple[str, str, str, str]]  # (value before, value after, verdict before, verdict after)
+    table: pd.DataFrame  # one row per point: the axes, then its criterion row
+    flips: list[tuple[str, str, str, str]]  # along the first axis: (value before, after, verdict before, after)
     out: Path
+    grid: bool = False  # two axes: no flips along a line, the verdict map shows the grid
 
 
 def flips_of(table: pd.DataFrame) -> list[tuple[str, str, str, str]]:
@@ -69,32 +134,61 @@ def flips_of(table: pd.DataFrame) -> list[tuple[str, str, str, str]]:
             if a.verdict != b.verdict]
 
 
-def sweep_table(out: Path, param: str, setting_list: list[tuple[str, str, str]]) -> pd.DataFrame:
-    crit = criterion_table(out).set_index("task")
-    rows = [{"param": param, "value": value, **crit.loc[label].to_dict(), "task": label}
-            for value, _, label in setting_list if label in crit.index]
-    return pd.DataFrame(rows, columns=["param", "value", *COLUMNS])
+def sweep_table(out: Path, axes: list[Axis], point_list: list[Point]) -> pd.DataFrame:
+    """The sweep's rows, each point's verdict read from its own folder's criterion.csv."""
+    rows: list[dict[str, Any]] = []
+    tables: dict[str, pd.DataFrame] = {}
+    for p in point_list:
+        if p.folder not in tables:
+            tables[p.folder] = pd.read_csv(out / p.folder / "criterion.csv", keep_default_na=False,
+                                           na_values=[""]).set_index("task", drop=False)
+        crit = tables[p.folder]
+        if p.label not in crit.index:
+            continue
+        by = (axes[1].name, p.values[1]) if len(axes) > 1 else ("", "")
+        rows.append({"param": axes[0].name, "value": p.values[0], "by": by[0], "by_value": by[1],
+                     "folder": p.folder, **crit.loc[p.label].to_dict()})
+    return pd.DataFrame(rows)
 
 
-async def run_sweep(family: str, param: str, values: list[str], config: BenchConfig,
-                    on_start: Callable[[int, int], None] | None = None,
+async def run_sweep(family: str, axes: list[Axis] | str, values: list[str] | BenchConfig,
+                    config: BenchConfig | None = None, on_start: Callable[[int, int], None] | None = None,
                     on_trial: Callable[[dict[str, Any]], None] | None = None) -> SweepOutcome:
-    setting_list = settings(family, param, values)
-    config = replace(config, tasks=tuple(spec for _, spec, _ in setting_list))
-    await run_bench(config, on_start=on_start, on_trial=on_trial)
-    write_criterion(config.out)
-    table = sweep_table(config.out, param, setting_list)
+    """Run every point (one bench per model setting) and write sweep.csv. The older form
+    `run_sweep(family, param, values, config)` sweeps one task parameter."""
+    if isinstance(axes, str):
+        assert isinstance(values, list) and config is not None
+        axes = [Axis(axes, tuple(values))]
+    else:
+        assert isinstance(values, BenchConfig)
+        config = values
+    point_list = points(family, axes, config.model)
+    folders = list(dict.fromkeys(p.folder for p in point_list))
+    if on_start is not None and len(folders) > 1:  # one progress bar over every bench of the sweep
+        on_start(config.instances * config.trials * len(config.patterns) * len(point_list), 0)
+    for folder in folders:
+        mine = [p for p in point_list if p.folder == folder]
+        bench = replace(config, model=mine[0].model, out=config.out / folder, tasks=tuple(p.spec for p in mine))
+        await run_bench(bench, on_start=on_start if len(folders) == 1 else None, on_trial=on_trial)
+        write_criterion(bench.out)
+    table = sweep_table(config.out, axes, point_list)
     write_atomic(config.out / NAME, lambda f: table.to_csv(f, index=False, lineterminator="\n", float_format="%.6g"))
-    return SweepOutcome(table, flips_of(table), config.out)
+    return SweepOutcome(table, flips_of(table) if len(axes) == 1 else [], config.out, grid=len(axes) > 1)
 
 
 def flips_text(outcome: SweepOutcome) -> str:
     if outcome.table.empty:
         return "no settings ran"
     param = outcome.table["param"].iloc[0]
-    lines = [f"{param}={r.value}: {r.verdict} (predictability {r.predictability:.2f}, agent − {r.best_workflow} "
+
+    def where(r: Any) -> str:
+        return f"{param}={r.value}" + (f", {r.by}={r.by_value}" if outcome.grid else "")
+
+    lines = [f"{where(r)}: {r.verdict} (predictability {r.predictability:.2f}, agent − {r.comparator} "
              f"{r.success_diff:+.2f} [{r.diff_ci_low:+.2f}, {r.diff_ci_high:+.2f}], cost ×{r.cost_ratio:.2f})"
              for r in outcome.table.itertuples()]
+    if outcome.grid:
+        return "\n".join(lines)
     if not outcome.flips:
         lines.append(f"the verdict does not flip: {outcome.table['verdict'].iloc[0]} at every setting")
     for before, after, v1, v2 in outcome.flips:

@@ -35,6 +35,10 @@ def draw_all(out: Path, runs: pd.DataFrame, events: list[dict[str, Any]], criter
         "context": context_chart(events, runs, out), "terminals": terminals_chart(runs, out),
         "map": criterion_map(criterion, out, sweep, threshold=THRESHOLD), "pass_k": pass_k_chart(runs, out),
     }
+    if sweep is not None and not sweep.empty:
+        from .verdict_map import verdict_map
+
+        charts["verdict_map"] = verdict_map(sweep, out)
     rounds = rounds_by_run(events)
     specs = task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)

@@ -1,4 +1,5 @@
-"""`wva sweep FAMILY --param P --values V1,V2,...`: one task moved along the predictability axis."""
+"""`wva sweep FAMILY (--param P | --model-knob K) --values V1,V2,... [--by P2 | --by-model-knob K2 --by-values ...]`:
+one task moved along one axis (a task parameter or a SimModel knob), or over a grid of two."""
 
 from __future__ import annotations
 
@@ -13,14 +14,22 @@ from ._common import UsageError, model_spec, positive_int
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "sweep", help="run one task at several settings of one parameter; show where the verdict flips",
-        description="Run the benchmark (every pattern) on FAMILY at each value of --param, in one bench, then write "
-        "one criterion row per setting to OUT/sweep.csv and print where the verdict flips. "
-        "Example: wva sweep multihop --param hops --values 3,2-4,1-6,1-10")
+        "sweep", help="run one task at several settings of a parameter or model knob; show where the verdict flips",
+        description="Run the benchmark (every pattern) on FAMILY at each value of --param (a task parameter) or "
+        "--model-knob (a SimModel knob: one bench per value, in a subfolder), optionally over a grid with a second "
+        "axis (--by or --by-model-knob, with --by-values), then write one criterion row per point to OUT/sweep.csv "
+        "and print where the verdict flips. Examples: wva sweep multihop --param hops --values 3,2-4,1-6,1-10; "
+        "wva sweep multihop --model-knob error_correlation --values 0,0.5,0.9 --by depth --by-values 3,6")
     p.add_argument("family", metavar="FAMILY", help="a task spec: NAME[:key=value,...] or module.path:Class")
-    p.add_argument("--param", required=True, metavar="P", help="the family's parameter to vary ('wva tasks')")
+    first = p.add_mutually_exclusive_group(required=True)
+    first.add_argument("--param", metavar="P", help="the family's parameter to vary ('wva tasks')")
+    first.add_argument("--model-knob", metavar="K", help="a SimModel knob to vary ('wva models'); needs a sim model")
     p.add_argument("--values", required=True, metavar="LIST",
                    help="comma-separated values; ranges use '-' (e.g. 3,2-4,1-6,1-10)")
+    second = p.add_mutually_exclusive_group()
+    second.add_argument("--by", metavar="P2", help="a second task parameter: a grid, drawn as the verdict map")
+    second.add_argument("--by-model-knob", metavar="K2", help="a second SimModel knob: a grid")
+    p.add_argument("--by-values", metavar="LIST", help="the second axis's values")
     p.add_argument("--out", type=Path, default=Path("results/sweep"), metavar="DIR",
                    help="output folder (default: results/sweep)")
     p.add_argument("--instances", type=positive_int, default=20, metavar="N",
@@ -39,11 +48,16 @@ def run(args: argparse.Namespace) -> int:
 
     from benchmarks.bench import BenchConfig
     from benchmarks.progress import Progress
-    from benchmarks.sweep import flips_text, parse_values, run_sweep, settings
+    from benchmarks.sweep import Axis, flips_text, parse_values, points, run_sweep
 
     try:
-        values = parse_values(args.values)
-        settings(args.family, args.param, values)  # every setting checked before anything runs
+        axes = [Axis(args.param or args.model_knob, tuple(parse_values(args.values)), knob=args.param is None)]
+        second = args.by or args.by_model_knob
+        if (second is None) != (args.by_values is None):
+            raise ValueError("--by/--by-model-knob and --by-values go together")
+        if second is not None:
+            axes.append(Axis(second, tuple(parse_values(args.by_values)), knob=args.by is None))
+        points(args.family, axes, args.model)  # every point checked before anything runs
         from benchmarks.tasks.dataset import sim_warning
         from benchmarks.tasks.registry import load_task
 
@@ -59,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     def start(total: int, done: int) -> None:
         bar["p"] = Progress(total, done=done, quiet=args.quiet)
 
-    outcome = asyncio.run(run_sweep(args.family, args.param, values, config, on_start=start,
+    outcome = asyncio.run(run_sweep(args.family, axes, config, on_start=start,
                                     on_trial=lambda row: bar["p"].update(row["terminal"] == "error")))
     bar["p"].close()
     print(flips_text(outcome))
