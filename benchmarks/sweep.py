@@ -173,6 +173,10 @@ async def run_sweep(family: str, axes: list[Axis] | str, values: list[str] | Ben
         write_criterion(bench.out)
     table = sweep_table(config.out, axes, point_list)
     write_atomic(config.out / NAME, lambda f: table.to_csv(f, index=False, lineterminator="\n", float_format="%.6g"))
+    if not table.empty:  # drawn here too: a knob sweep's folder has no runs of its own for `wva report`
+        from .charts.verdict_map import verdict_map
+
+        verdict_map(table, config.out)
     return SweepOutcome(table, flips_of(table) if len(axes) == 1 else [], config.out, grid=len(axes) > 1)
 
 

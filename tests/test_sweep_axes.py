@@ -48,6 +48,7 @@ def test_a_knob_sweep_runs_writes_each_point_and_reads_its_verdict(tmp_path: Pat
         crit = pd.read_csv(out / row.folder / "criterion.csv").set_index("task")
         assert crit.loc[row.task, "verdict"] == row.verdict  # each point's verdict is its own bench's
     assert "error_correlation=1, votes=3:" in capsys.readouterr().out
+    assert (out / "verdict_map.png").is_file()
     xs, ys, cells = verdict_grid(table)
     assert (xs, ys) == (["0", "1"], ["1", "3"]) and cells["1", "3"][0] == table["verdict"].iloc[3]
     assert verdict_map(table, tmp_path).read_bytes()[:4] == b"\x89PNG"

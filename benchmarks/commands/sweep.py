@@ -77,5 +77,5 @@ def run(args: argparse.Namespace) -> int:
                                     on_trial=lambda row: bar["p"].update(row["terminal"] == "error")))
     bar["p"].close()
     print(flips_text(outcome))
-    print(f"\nsweep.csv, criterion.csv and the runs written to {outcome.out}/")
+    print(f"\nsweep.csv, verdict_map.png, criterion.csv and the runs written to {outcome.out}/")
     return 0
