@@ -15,7 +15,7 @@ from typing import Any
 import anthropic
 from anthropic.types import Message
 
-from .caching import with_breakpoints
+from .caching import MarkCounter, with_breakpoints
 from .clock import Clock, clock_of, gather_timed
 from .events import Event, Kind, model_call_event, tool_call_event
 from .hooks import Hooks, call_hook
@@ -92,6 +92,7 @@ class Run:
         self.tool_calls = 0
         self.errors: list[ErrorInfo] = []
         self.extra: dict[str, Any] = {}
+        self._marks = MarkCounter()  # the caller's own cache breakpoints in a growing history
 
     @property
     def rng(self) -> random.Random:
@@ -136,7 +137,7 @@ class Run:
         if self.hooks.before_model is not None:
             await call_hook(self.hooks.before_model, params)
         if self.limits.prompt_cache:  # the one place every pattern's calls pass: see patterns/caching.py
-            params = with_breakpoints(params)
+            params = with_breakpoints(params, counter=self._marks)
         self.in_flight += 1
         try:
             start = self.elapsed()

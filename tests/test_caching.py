@@ -16,7 +16,7 @@ from benchmarks.bench import BenchConfig, run_bench
 from benchmarks.cli import main
 from benchmarks.report import write_report
 from patterns import Limits, ScriptedModel, ToolSet, message, run_agent, tool, tool_use_block
-from patterns.caching import MAX_BREAKPOINTS, count_breakpoints, uncached_cost_usd, with_breakpoints
+from patterns.caching import MAX_BREAKPOINTS, MarkCounter, count_breakpoints, uncached_cost_usd, with_breakpoints
 from patterns.pricing import price_for
 from patterns.usage import Usage
 from patterns.workflows import LLM, Chain, run_workflow
@@ -83,6 +83,17 @@ def test_never_more_than_four_breakpoints_the_last_message_first(already: int) -
     sent = with_breakpoints({"messages": history, "system": system, "tools": TOOLS.params})
     assert count_breakpoints(sent) == min(MAX_BREAKPOINTS, already + 3)
     assert ("messages.8.0" in marks(sent)) == (already < MAX_BREAKPOINTS)
+
+
+def test_a_runs_count_of_the_callers_breakpoints_follows_a_growing_history_and_rescans_a_rewritten_one() -> None:
+    counter = MarkCounter()
+    doc = {"role": "user", "content": [{"type": "text", "text": "doc", "cache_control": E}]}
+    history: list[dict[str, Any]] = [doc, {"role": "assistant", "content": [{"type": "text", "text": "a"}]}]
+    assert counter.count(history) == 1
+    history.append({"role": "user", "content": [{"type": "text", "text": "b", "cache_control": E}]})
+    assert counter.count(history) == 2 == count_breakpoints({"messages": history})
+    assert counter.count([{"role": "user", "content": "doc"}, *history[1:]]) == 1  # a new first message: rescanned
+    assert counter.count(history[:1]) == 1  # shorter than before: rescanned
 
 
 def test_every_model_call_carries_breakpoints_and_the_result_keeps_none() -> None:
