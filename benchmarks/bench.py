@@ -166,12 +166,8 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
             if owns_model and callable(getattr(model, "aclose", None)):
                 await model.aclose()  # an SDK client's connections belong to this event loop: close them in it
     records = [done[s.run_id] for s in specs]
-    doc = manifest(model=config.model, seed=config.seed, patterns=list(config.patterns), tasks=list(config.tasks),
-                   instances=config.instances, trials=config.trials,
-                   prompt_cache="on" if config.limits.prompt_cache else "off", limits=vars_of(config.limits),
-                   retry=vars_of(config.retry), workers=workers, executor=config.executor,
-                   grader_model=config.grader_model or config.model,
-                   started=started, finished=datetime.now(UTC).isoformat(timespec="seconds"),
+    doc = manifest(**settings_of(config), workers=workers, started=started,
+                   finished=datetime.now(UTC).isoformat(timespec="seconds"),
                    sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
     runs, summary = write_outputs(config.out, records, doc)
     journal.remove_all(config.out)  # everything is in the tidy files now
@@ -205,6 +201,15 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
     finally:
         if grader is not None and callable(getattr(grader, "aclose", None)):
             await grader.aclose()  # a grader's SDK client belongs to this event loop, as the model's does
+
+
+def settings_of(config: BenchConfig) -> dict[str, Any]:
+    """What the manifest records of a sweep's configuration."""
+    return {"model": config.model, "seed": config.seed, "patterns": list(config.patterns), "tasks": list(config.tasks),
+            "instances": config.instances, "trials": config.trials,
+            "prompt_cache": "on" if config.limits.prompt_cache else "off", "limits": vars_of(config.limits),
+            "retry": vars_of(config.retry), "executor": config.executor,
+            "grader_model": config.grader_model or config.model}
 
 
 def vars_of(settings: Any) -> dict[str, Any]:

@@ -38,24 +38,13 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from benchmarks.tasks.dataset import sim_warning
-    from benchmarks.tasks.registry import load_task
     from benchmarks.trial import TrialSpec, grade_output, trial_model, uncached_cost
     from patterns.limits import Limits
     from patterns.workflows import execute
 
     from ._tables import fmt_cost
 
-    try:
-        family = load_task(args.task)
-        reason = getattr(family, "not_offered", dict)().get(args.pattern)
-        if reason:
-            raise ValueError(f"{args.pattern} is not offered for task {family.name!r}: {reason}")
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    rows = family.instances(args.instance + 1, args.seed)
-    if args.instance >= len(rows):
-        raise UsageError(f"--instance {args.instance} is out of range: task {family.name!r} has {len(rows)} instances")
-    instance = rows[args.instance]
+    family, instance = _task_and_instance(args)
     if warning := sim_warning(args.model, [family]):
         print(f"wva: warning: {warning}", file=sys.stderr)
     spec = TrialSpec(args.pattern, args.task, family, instance, 0, args.model, args.seed)
@@ -92,3 +81,20 @@ def run(args: argparse.Namespace) -> int:
           f"(prompt cache {'on' if args.prompt_cache else 'off'})")
     print(f"latency:    {result.latency_s:.2f} s ({'modelled' if getattr(model, 'clock', None) else 'measured'})")
     return 0
+
+
+def _task_and_instance(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The task and the chosen instance; a pattern the task does not offer, or no such instance, is a UsageError."""
+    from benchmarks.tasks.registry import load_task
+
+    try:
+        family = load_task(args.task)
+        reason = getattr(family, "not_offered", dict)().get(args.pattern)
+        if reason:
+            raise ValueError(f"{args.pattern} is not offered for task {family.name!r}: {reason}")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    rows = family.instances(args.instance + 1, args.seed)
+    if args.instance >= len(rows):
+        raise UsageError(f"--instance {args.instance} is out of range: task {family.name!r} has {len(rows)} instances")
+    return family, rows[args.instance]
