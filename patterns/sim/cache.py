@@ -149,14 +149,33 @@ class Boundary:
     digest: bytes  # the prefix's identity
 
 
+def _reach(call: Any, layout: Layout, entries: list[Any], texts: tuple[str, ...]) -> set[int]:
+    """The block indices a lookup can reach: each breakpoint's and the `LOOKBACK_BLOCKS` before it."""
+    starts = [len(call.tools), len(call.tools) + len(texts)]  # first block of the system, of the messages
+    for entry in entries:
+        content = entry.plain.get("content")
+        starts.append(starts[-1] + (len(content) if isinstance(content, list) else 1))
+    first = {TOOLS: 0, SYSTEM: starts[0]}
+    reach: set[int] = set()
+    for where in layout.marks:
+        end = starts[where[1] + 1] + where[2] if where[0] == MESSAGES else first[where[0]] + where[1]
+        reach.update(range(end - LOOKBACK_BLOCKS, end + 1))
+    return reach
+
+
 def boundaries(call: Any, layout: Layout, tokens: TokenCounter) -> tuple[list[Boundary], list[tuple[Boundary, float]]]:
-    """Every part boundary of a prepared request, and each breakpoint's boundary with its lifetime."""
+    """The part boundaries a lookup can reach, and each breakpoint's boundary with its lifetime."""
+    texts = layout.system_blocks or ((call.system,) if call.system else ())
+    entries = [tokens.entry(m) for m in call.messages]
+    reach = _reach(call, layout, entries, texts)
     h = hashlib.sha256((call.model or "").encode())
     parts: list[Boundary] = []
     marked: list[tuple[Boundary, float]] = []
     total, block = 0, -1
 
     def close(where: tuple[int, ...]) -> None:
+        if block not in reach:  # a digest costs a hash copy: only where a lookup can land
+            return
         parts.append(Boundary(block, total, h.copy().digest()))
         if where in layout.marks:
             marked.append((parts[-1], layout.marks[where]))
@@ -166,14 +185,12 @@ def boundaries(call: Any, layout: Layout, tokens: TokenCounter) -> tuple[list[Bo
         total, block = total + tokens.tool_tokens(tool), block + 1
         close((TOOLS, i))
     base = total
-    texts = layout.system_blocks or ((call.system,) if call.system else ())
     for j, text in enumerate(texts):  # the system prompt is billed as its blocks joined by newlines
         h.update(b"s" + hashlib.sha256(text.encode()).digest())
         total, block = base + text_tokens("\n".join(texts[: j + 1])), block + 1
         close((SYSTEM, j))
     h.update(b"c" + canonical_json(call.tool_choice).encode())
-    for i, message in enumerate(call.messages):
-        entry = tokens.entry(message)
+    for i, entry in enumerate(entries):
         content = entry.plain.get("content")
         n = len(content) if isinstance(content, list) else 1
         for j in range(n - 1):  # a breakpoint inside the message: the message cut after that block
