@@ -9,6 +9,7 @@ however many calls a parallel workflow makes at once.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections import deque
 from collections.abc import Callable
@@ -67,6 +68,20 @@ class BenchConfig:
             raise ValueError(f"unknown executor {self.executor!r}: choose from {', '.join(EXECUTORS)}")
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"output folder {str(self.out)!r} exists and is not a folder")
+        if self.resume:
+            self._check_resumable()
+
+    def _check_resumable(self) -> None:
+        """Trials priced with and without prompt caching must not mix in one folder (run ids do not say which)."""
+        path = self.out / "manifest.json"
+        try:
+            before = json.loads(path.read_text()).get("prompt_cache") if path.exists() else None
+        except (OSError, ValueError):
+            return  # an unreadable manifest is rewritten at the end; the trials themselves are checked elsewhere
+        now = "on" if self.limits.prompt_cache else "off"
+        if before in ("on", "off") and before != now:
+            raise ValueError(f"--resume: {str(self.out)!r} was run with --prompt-cache {before}; resume it with "
+                             f"--prompt-cache {before}, or write to another --out")
 
 
 @dataclass(frozen=True)

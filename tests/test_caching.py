@@ -167,3 +167,20 @@ def test_the_cli_switch(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     assert main(["bench", "--prompt-cache", "maybe", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "expected on or off, got 'maybe'" in err and not (tmp_path / "x").exists()
+
+
+def test_a_resume_with_the_other_cache_setting_is_refused_before_anything_runs(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    assert main(["bench", "--tasks", "multihop", "--patterns", "agent", "--instances", "2", "--trials", "1",
+                 "--workers", "1", "--quiet", "--out", str(out), "--prompt-cache", "off"]) == 0
+    before = (out / "runs.csv").read_text()
+    capsys.readouterr()
+    assert main(["bench", "--tasks", "multihop", "--patterns", "agent", "--instances", "3", "--trials", "1",
+                 "--workers", "1", "--quiet", "--out", str(out), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "was run with --prompt-cache off" in err
+    assert (out / "runs.csv").read_text() == before
+    assert main(["bench", "--tasks", "multihop", "--patterns", "agent", "--instances", "3", "--trials", "1",
+                 "--workers", "1", "--quiet", "--out", str(out), "--resume", "--prompt-cache", "off"]) == 0
+    assert len(pd.read_csv(out / "runs.csv")) == 3
