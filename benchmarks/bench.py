@@ -77,7 +77,7 @@ class BenchConfig:
         try:
             before = json.loads(path.read_text()).get("prompt_cache") if path.exists() else None
         except (OSError, ValueError):
-            return  # an unreadable manifest is rewritten at the end; the trials themselves are checked elsewhere
+            return  # an unreadable manifest says nothing to compare with (it is rewritten at the end)
         now = "on" if self.limits.prompt_cache else "off"
         if before in ("on", "off") and before != now:
             raise ValueError(f"--resume: {str(self.out)!r} was run with --prompt-cache {before}; resume it with "
