@@ -28,6 +28,7 @@ from .pricing import cost_usd
 from .usage import Usage
 
 MAX_BREAKPOINTS = 4
+_EPHEMERAL = {"type": "ephemeral"}  # shared by every marked block: nothing downstream mutates it
 _NOT_CACHEABLE = ("thinking", "redacted_thinking")  # the API refuses cache_control on these blocks
 
 
@@ -35,18 +36,23 @@ def with_breakpoints(params: Mapping[str, Any], *, counter: MarkCounter | None =
     """A copy of the request's params with up to three breakpoints added (never more than 4 in all).
 
     `counter` (one per run, as `Run` keeps) counts the caller's own breakpoints in a growing
-    conversation incrementally; without it every message is scanned."""
+    conversation incrementally and reuses the marked tools and system prompt while they are the
+    same objects; without it every message is scanned and every copy made afresh."""
     out = dict(params)
     if "cache_control" in out:  # automatic caching: the caller's choice
         return out
     messages = out.get("messages")
-    in_messages = counter.count(messages) if counter is not None else _marks_in(messages)
-    room = MAX_BREAKPOINTS - _marks_outside_messages(out) - in_messages
-    for key, mark in (("messages", _mark_messages), ("system", _mark_system), ("tools", _mark_tools)):
-        if room <= 0:
-            break
-        marked = mark(out.get(key))
+    part = _marked_part if counter is None else counter.part
+    t_marks, tools = part("tools", out.get("tools"))
+    s_marks, system = part("system", out.get("system"))
+    room = MAX_BREAKPOINTS - t_marks - s_marks - (_marks_in(messages) if counter is None else counter.count(messages))
+    if room > 0:
+        marked = _mark_messages(messages)
         if marked is not None:
+            out["messages"] = marked
+            room -= 1
+    for key, marked in (("system", system), ("tools", tools)):
+        if room > 0 and marked is not None:
             out[key] = marked
             room -= 1
     return out
@@ -54,25 +60,29 @@ def with_breakpoints(params: Mapping[str, Any], *, counter: MarkCounter | None =
 
 def count_breakpoints(params: Mapping[str, Any]) -> int:
     """Blocks of the request (tools, system, messages) that carry `cache_control`."""
-    return _marks_outside_messages(params) + _marks_in(params.get("messages"))
+    return _marked_part("tools", params.get("tools"))[0] + _marked_part("system", params.get("system"))[0] \
+        + _marks_in(params.get("messages"))
 
 
 class MarkCounter:
-    """The breakpoints already in a conversation that grows by appending, counted without rescanning it.
+    """One run's memory of what it sent, so that adding breakpoints costs the same at turn 1000 as at turn 1.
 
     A run sends its history on every call; scanning all of it each time would make a long run
     quadratic. When the first message and the previous call's last message are the same objects
-    at the same places, only the messages after it are scanned; anything else is scanned whole.
-    Like SimModel's token cache, this relies on a sent message never being mutated in place (and a
-    message replaced in the middle of a history never gaining a breakpoint the old one lacked)."""
+    at the same places, only the messages after it are scanned for the caller's own breakpoints;
+    anything else is scanned whole. The marked copies of the tools and the system prompt are
+    reused while the run passes the same objects. Like SimModel's token cache, this relies on a
+    sent message (and a tool list) never being mutated in place, and on a message replaced in the
+    middle of a history never gaining a breakpoint the old one lacked."""
 
-    __slots__ = ("_first", "_last", "_marks", "_n")
+    __slots__ = ("_first", "_last", "_marks", "_n", "_parts")
 
     def __init__(self) -> None:
         self._first: Any = None
         self._last: Any = None
         self._n = 0
         self._marks = 0
+        self._parts: dict[str, tuple[Any, int, list[Any] | None]] = {}
 
     def count(self, messages: Any) -> int:
         if not isinstance(messages, list | tuple) or not messages:
@@ -85,14 +95,19 @@ class MarkCounter:
         self._first, self._last, self._n, self._marks = messages[0], messages[-1], n, marks
         return marks
 
+    def part(self, key: str, value: Any) -> tuple[int, list[Any] | None]:
+        hit = self._parts.get(key)
+        if hit is not None and hit[0] is value:
+            return hit[1], hit[2]
+        marks, marked = _marked_part(key, value)
+        self._parts[key] = (value, marks, marked)
+        return marks, marked
 
-def _marks_outside_messages(params: Mapping[str, Any]) -> int:
-    n = 0
-    for key in ("tools", "system"):
-        blocks = params.get(key)
-        if isinstance(blocks, list | tuple):
-            n += sum(map(_has_mark, blocks))
-    return n
+
+def _marked_part(key: str, value: Any) -> tuple[int, list[Any] | None]:
+    """The caller's own breakpoints in the tools or system prompt, and its copy with ours added."""
+    marks = sum(map(_has_mark, value)) if isinstance(value, list | tuple) else 0
+    return marks, (_mark_tools(value) if key == "tools" else _mark_system(value))
 
 
 def _marks_in(messages: Any) -> int:
@@ -115,7 +130,7 @@ def _has_mark(block: Any) -> bool:
 
 def _text_block(text: str) -> list[dict[str, Any]] | None:
     """A string (system prompt, message content) as one marked text block; None if empty (the API refuses)."""
-    return [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}] if text else None
+    return [{"type": "text", "text": text, "cache_control": _EPHEMERAL}] if text else None
 
 
 def _marked(block: Any) -> dict[str, Any] | None:
@@ -128,7 +143,7 @@ def _marked(block: Any) -> dict[str, Any] | None:
     kind = block.get("type")
     if kind in _NOT_CACHEABLE or (kind == "text" and not block.get("text")):
         return None
-    return {**block, "cache_control": {"type": "ephemeral"}}
+    return {**block, "cache_control": _EPHEMERAL}
 
 
 def _mark_last(blocks: list[Any] | tuple[Any, ...]) -> list[Any] | None:
@@ -170,5 +185,5 @@ def _mark_tools(tools: Any) -> list[Any] | None:
     if not isinstance(tools, list | tuple) or not tools or not isinstance(tools[-1], dict) or _has_mark(tools[-1]):
         return None
     out = list(tools)
-    out[-1] = {**tools[-1], "cache_control": {"type": "ephemeral"}}
+    out[-1] = {**tools[-1], "cache_control": _EPHEMERAL}
     return out
