@@ -132,7 +132,8 @@ def test_models_lists_spec_forms_and_every_knob(capsys: pytest.CaptureFixture[st
     assert "anthropic:<model-id>" in out and "replay:<path>" in out
     for name, (_, default, description) in SimModel.KNOBS.items():
         assert f"{name} " in out and description in out
-        assert (str(default).lower() if isinstance(default, bool) else str(default)) in out
+        shown = "-" if default is None else str(default).lower() if isinstance(default, bool) else str(default)
+        assert shown in out  # `-`: checker_error_rate unset, i.e. error_rate's value
 
 
 def test_a_usage_error_from_a_command_is_one_line(
