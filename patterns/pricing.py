@@ -1,7 +1,8 @@
 """What a model call costs, from the price table in `prices.json` (USD per million tokens).
 
 A model id resolves to the longest known entry it starts with, provided what is left is only
-a snapshot date (`claude-sonnet-4-5-20250929`, `claude-sonnet-4-5@20250929`) or `-latest`.
+a snapshot date (`claude-sonnet-4-5-20250929`, `claude-sonnet-4-5@20250929`, OpenAI's
+`gpt-4o-2024-08-06`) or `-latest`.
 The rest must be that narrow so that a newer model we have no price for
 (`claude-opus-4-9`) is unpriced (`None`), rather than silently billed as `claude-opus-4`.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from .usage import Usage
 
-_SUFFIX = re.compile(r"(?:[-@]\d{8}|-latest)?")
+_SUFFIX = re.compile(r"(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-latest)?")
 _PER_TOKEN = 1e-6  # the table is per million tokens
 
 

@@ -1,4 +1,4 @@
-"""The simulated Messages API server: SimModel over HTTP, for any Anthropic client.
+"""The simulated model server: SimModel over HTTP, as the Messages API and OpenAI chat completions (chat_wire).
 
 `POST /v1/messages` answers with the Message JSON the API sends, or with the API's error bodies
 and status codes: 400 `invalid_request_error` (including a conversation the API would reject,
@@ -36,7 +36,7 @@ from typing import Any
 import anthropic
 
 from . import netfaults
-from .sim import faults
+from .sim import chat_wire, faults
 from .sim.generic import GenericPolicy
 from .sim.knobs import KNOBS, parse_knobs
 from .sim.model import SimModel
@@ -174,7 +174,7 @@ def _handler_for(server: SimServer) -> type[BaseHTTPRequestHandler]:
             if status == CLIENT_GONE:
                 self.close_connection = True
                 return
-            self._send_bytes(status, json.dumps(body).encode(), "application/json", headers)
+            self._send_bytes(*chat_wire.reply(self.path, status, body, headers))  # as it is but on the chat path
 
         def _send_bytes(self, status: int, data: bytes, content_type: str,
                         headers: dict[str, str] | None = None) -> None:
@@ -201,12 +201,12 @@ def _handler_for(server: SimServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length > 0 else b""
-            if self.path.split("?")[0] != "/v1/messages":
+            if self.path.split("?")[0] not in ("/v1/messages", chat_wire.PATH):
                 return self._send_error(faults.not_found())
             if not server.authorised(self.headers):
                 return self._send_error(faults.authentication_failed())
             try:
-                params = json.loads(raw or b"null")
+                params = chat_wire.request(self.path, json.loads(raw or b"null"))
             except ValueError:
                 params = None
             if not isinstance(params, dict):

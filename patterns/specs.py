@@ -3,6 +3,7 @@
     sim                               the embedded simulator with its defaults
     sim:error_rate=0.1,seed=3         ... with knobs set (every `SimModel.KNOBS` entry)
     anthropic:<model-id>              Claude through the official SDK
+    openai:<model-id>                 any OpenAI-compatible chat-completions endpoint (OPENAI_BASE_URL)
     replay:<path>                     a recorded cassette, offline
 
 Every mistake is a `ValueError` of one line that names the valid choices, so a command line
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-SPEC_FORMS = "sim[:knob=value,...], anthropic:<model-id> or replay:<path>"
+SPEC_FORMS = "sim[:knob=value,...], anthropic:<model-id>, openai:<model-id> or replay:<path>"
 _TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
 
 
@@ -91,8 +92,8 @@ def load_model(spec: str) -> Any:
     kind = kind.lower()
     if kind == "sim":
         return _load_sim(rest)
-    if kind == "anthropic":
-        return _load_anthropic(spec, rest.strip())
+    if kind in ("anthropic", "openai"):
+        return _load_provider(kind, spec, rest.strip())
     if kind == "replay":
         return _load_replay(rest.strip())
     raise ValueError(f"unknown model spec {spec!r}: use {SPEC_FORMS}")
@@ -109,16 +110,26 @@ def _load_sim(rest: str) -> Any:
         raise ValueError(_one_line(exc)) from None
 
 
-def _load_anthropic(spec: str, model_id: str) -> Any:
-    if not model_id:
-        raise ValueError(
-            f"model spec {spec!r} has no model id: use anthropic:<model-id>, e.g. anthropic:claude-sonnet-4-5"
-        )
-    if any(c.isspace() for c in model_id):
-        raise ValueError(f"model id {model_id!r} has whitespace in it: use anthropic:<model-id>")
-    from .model import AnthropicModel
+_EXAMPLES = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1-mini"}
 
-    return AnthropicModel(model_id)
+
+def _load_provider(kind: str, spec: str, model_id: str) -> Any:
+    """`anthropic:<id>` or `openai:<id>`; the openai extra is checked here, so a missing one is one line."""
+    if not model_id:
+        raise ValueError(f"model spec {spec!r} has no model id: use {kind}:<model-id>, e.g. {kind}:{_EXAMPLES[kind]}")
+    if any(c.isspace() for c in model_id):
+        raise ValueError(f"model id {model_id!r} has whitespace in it: use {kind}:<model-id>")
+    if kind == "anthropic":
+        from .model import AnthropicModel
+
+        return AnthropicModel(model_id)
+    from importlib.util import find_spec
+
+    if find_spec("openai") is None:
+        raise ValueError("openai:<model-id> needs the openai SDK: pip install 'workflow-vs-agent[openai]'")
+    from .openai_model import OpenAIModel
+
+    return OpenAIModel(model_id)
 
 
 def _load_replay(path: str) -> Any:
@@ -142,6 +153,8 @@ def describe_model_specs() -> str:
         "  sim:knob=value,...           the simulator with knobs set, e.g. sim:error_rate=0.1,seed=3",
         "  anthropic:<model-id>         Claude via the anthropic SDK (ANTHROPIC_API_KEY), e.g.",
         "                               anthropic:claude-sonnet-4-5",
+        "  openai:<model-id>            any OpenAI-compatible endpoint via the openai SDK (OPENAI_API_KEY,",
+        "                               OPENAI_BASE_URL for llama.cpp, vLLM, Ollama), e.g. openai:gpt-4.1-mini",
         "  replay:<path>                replay a recorded cassette (JSONL) offline",
     ]
     try:

@@ -43,7 +43,8 @@ def test_dated_id_costs_the_same_as_its_base() -> None:
     assert cost_usd("claude-opus-4-5", usage) == pytest.approx((1_234 * 5 + 567 * 25 + 89 * 6.25 + 10 * 0.5) / 1e6)
 
 
-@pytest.mark.parametrize("model_id", ["gpt-4o", "sim", "", None, "claude-opus-4-9", "claude-sonnet-4-5-2025"])
+@pytest.mark.parametrize("model_id", ["gpt-4o-audio-preview", "o3", "gpt-4.1-2025",
+                                      "sim", "", None, "claude-opus-4-9", "claude-sonnet-4-5-2025"])
 def test_unknown_model_is_none_never_zero(model_id: str | None) -> None:
     assert price_for(model_id) is None
     assert cost_usd(model_id, Usage(100, 100)) is None
@@ -56,7 +57,15 @@ def test_table_is_complete_and_dated() -> None:
         price = price_for(model)
         assert isinstance(price, Price)
         assert price.input > 0 and price.output > price.input
-        assert price.cache_read < price.input < price.cache_write
+        assert price.cache_read < price.input <= price.cache_write  # OpenAI bills no cache write: the input price
+
+
+@pytest.mark.parametrize(("model_id", "entry"), [
+    ("gpt-4o-2024-08-06", "gpt-4o"), ("gpt-4o-mini-2024-07-18", "gpt-4o-mini"), ("gpt-4.1-mini", "gpt-4.1-mini"),
+    ("gpt-5-2025-08-07", "gpt-5")])
+def test_openai_ids_and_snapshots_resolve_to_their_own_entry(model_id: str, entry: str) -> None:
+    price = price_for(model_id)
+    assert price is not None and price.model == entry
 
 
 def test_price_is_frozen() -> None:

@@ -1,0 +1,156 @@
+"""`OpenAIModel`: any OpenAI-compatible chat-completions endpoint as a `Model` (`openai:<model>`).
+
+It takes the Messages API arguments and returns an `anthropic.types.Message`, raising the
+`anthropic` SDK's exception classes, so the loop, the workflows, the retry policy and the
+compaction see one code path whatever the provider (the request and reply mapping is in
+`openai_format.py`). The official `openai` SDK is an optional extra
+(`pip install 'workflow-vs-agent[openai]'`), imported on the first call only.
+
+The client reads `OPENAI_API_KEY` and `OPENAI_BASE_URL` as the SDK always does, so a local
+llama.cpp `llama-server`, vLLM or Ollama is `OPENAI_BASE_URL=http://host:port/v1`. The SDK's own
+retries are off (`max_retries=0`) so that the project's retry policy sees and counts every failure.
+
+Errors keep their status code, which is what `patterns/retry.py` decides on: an `openai`
+status error is raised again as the `anthropic` class for that status (429 -> RateLimitError,
+529 -> OverloadedError, other 5xx -> InternalServerError, ...) with the same response, so
+`retry-after` is honoured; a timeout, a connection error and a reply that is not a completion are
+`anthropic.APITimeoutError`, `APIConnectionError` and `APIResponseValidationError`. A context-length
+error (OpenAI's `context_length_exceeded`, vLLM's "maximum context length", llama.cpp's
+`exceed_context_size_error`) becomes the Messages API's 400 "prompt is too long: N tokens > M
+maximum" (the numbers when the server gives them), so the loop compacts as it does for Claude.
+
+`max_tokens` goes out as `max_completion_tokens` to OpenAI's own API (its newer models refuse
+`max_tokens`) and as `max_tokens` when a base URL is set (what compatible servers all accept);
+`max_tokens_field=` overrides the choice.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import anthropic
+from anthropic.types import Message
+
+from .openai_format import chat_request, to_message
+
+_CLASSES: dict[int, type[anthropic.APIStatusError]] = {
+    400: anthropic.BadRequestError, 401: anthropic.AuthenticationError, 403: anthropic.PermissionDeniedError,
+    404: anthropic.NotFoundError, 409: anthropic.ConflictError, 413: anthropic.ContentTooLargeError,
+    422: anthropic.UnprocessableEntityError, 429: anthropic.RateLimitError, 529: anthropic.OverloadedError,
+}
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"})
+_CONTEXT_WORDS = re.compile(r"context length|context window|context size|prompt is too long", re.I)
+_LIMIT = re.compile(r"maximum context length is (\d+)", re.I)
+_GIVEN = re.compile(r"resulted in (\d+) tokens|(\d+) in the messages|requested (\d+) tokens", re.I)
+_COMPLETION = re.compile(r"(\d+) in the completion", re.I)
+
+
+class OpenAIModel:
+    """A chat-completions model via `openai.AsyncOpenAI`, created on the first call (never at import or here).
+
+    `client_kwargs` go to `AsyncOpenAI` (api_key, base_url, timeout, ...). It runs on wall time.
+    Use one instance within one event loop, as with `AnthropicModel`.
+    """
+
+    def __init__(self, model_id: str, *, max_tokens_field: str | None = None, **client_kwargs: Any) -> None:
+        if not isinstance(model_id, str) or not model_id.strip():
+            raise ValueError(f"model_id must be a non-empty string, got {model_id!r}")
+        self.model_id = model_id
+        self.price_id = model_id
+        self._field = max_tokens_field
+        self._client_kwargs = client_kwargs
+        self._client: Any = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            import openai  # the optional extra: only a run that uses it needs it
+
+            self._client = openai.AsyncOpenAI(**{"max_retries": 0, **self._client_kwargs})
+        return self._client
+
+    @property
+    def max_tokens_field(self) -> str:
+        if self._field is not None:
+            return self._field
+        own_api = not (self._client_kwargs.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
+        return "max_completion_tokens" if own_api else "max_tokens"
+
+    async def create(self, **params: Any) -> Message:
+        import openai
+        from openai.types.chat import ChatCompletion
+
+        request = chat_request(self.model_id, params, max_tokens_field=self.max_tokens_field)
+        try:
+            raw = await self.client.chat.completions.with_raw_response.create(**request)
+        except openai.APIError as exc:
+            raise as_anthropic(exc) from None  # the cause holds nothing the anthropic error does not
+        response = raw.http_response
+        try:
+            completion = raw.parse()
+        except ValueError as exc:  # json.JSONDecodeError from the SDK's parser
+            raise _malformed(response, f"the body is not valid JSON ({exc})") from None
+        if not isinstance(completion, ChatCompletion) or not completion.choices:
+            kind = response.headers.get("content-type", "no content type")
+            raise _malformed(response, f"the body is not a chat completion with a choice ({kind})")
+        return to_message(completion, self.model_id)
+
+    async def aclose(self) -> None:
+        """Close the client's connections (a later call opens a new client)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+    def __repr__(self) -> str:  # never the client kwargs: they may hold an API key
+        return f"OpenAIModel({self.model_id!r})"
+
+
+def as_anthropic(exc: Exception) -> anthropic.APIError:
+    """The `anthropic` exception the retry policy and the loop expect for an `openai` one."""
+    import openai
+
+    request = getattr(exc, "request", None)
+    if isinstance(exc, openai.APITimeoutError):
+        return anthropic.APITimeoutError(request=request)
+    if isinstance(exc, openai.APIConnectionError):
+        return anthropic.APIConnectionError(message=str(exc), request=request)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return anthropic.APIResponseValidationError(exc.response, exc.body, message=str(exc))
+    if not isinstance(exc, openai.APIStatusError):
+        return anthropic.APIError(str(exc), request, body=getattr(exc, "body", None))
+    status, body = exc.status_code, exc.body
+    error = body if isinstance(body, dict) else {"message": str(body or exc)}
+    message = str(error.get("message") or exc)
+    if status in (400, 413) and _is_context_error(error, message):
+        status, message = 400, f"prompt is too long{_sizes(error, message)} ({message})"
+    kind = str(error.get("type") or "api_error")
+    anthropic_body = {"type": "error", "error": {"type": kind, "message": message}}
+    cls = _CLASSES.get(status) or (anthropic.InternalServerError if status >= 500 else anthropic.APIStatusError)
+    return cls(f"Error code: {status} - {message}", response=exc.response, body=anthropic_body)
+
+
+def _is_context_error(error: dict[str, Any], message: str) -> bool:
+    codes = {str(error.get("code") or ""), str(error.get("type") or "")}
+    return bool(codes & _CONTEXT_CODES) or bool(_CONTEXT_WORDS.search(message))
+
+
+def _sizes(error: dict[str, Any], message: str) -> str:
+    """`: N tokens > M maximum` when the server says how many, else nothing (compaction then assumes 2x)."""
+    given, limit = error.get("n_prompt_tokens"), error.get("n_ctx")  # llama.cpp's fields
+    if not (isinstance(given, int) and isinstance(limit, int)):
+        found, asked = _LIMIT.search(message), _GIVEN.search(message)
+        if not (found and asked):
+            return ""
+        limit, given = int(found.group(1)), int(next(g for g in asked.groups() if g))
+        completion = _COMPLETION.search(message)
+        if completion:  # vLLM: the room left for the prompt is the window less the completion asked for
+            limit -= int(completion.group(1))
+    return f": {given} tokens > {max(1, min(limit, given - 1))} maximum"
+
+
+def _malformed(response: Any, why: str) -> anthropic.APIResponseValidationError:
+    text = response.text
+    message = f"HTTP {response.status_code} from {response.request.url}: {why}; body starts {text[:80]!r}"
+    return anthropic.APIResponseValidationError(response, text, message=message)
