@@ -54,6 +54,7 @@ class BenchConfig:
     executor: str = "local"  # "local" processes, or "ray" tasks on a Ray cluster
     address: str | None = None  # the Ray cluster (`auto`, `ray://host:10001`); None: a local Ray instance
     grader_model: str | None = None  # a model-graded task's grader (`--grader-model`); None: the run's model
+    tracing: Any = None  # a `patterns.otel.Tracing` (`--otel`): spans per trial; one process only (not pickled)
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.patterns if p not in PATTERNS]
@@ -208,7 +209,7 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
             # trials ran before it in this worker (or process), so its event times are the same floats.
             row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
                                                               limits=config.limits, retry=config.retry,
-                                                              grader=grader))
+                                                              grader=grader, tracing=config.tracing))
             on_record(spec, row, events)
 
     try:

@@ -77,16 +77,25 @@ async def grade_output(family: Any, instance: Instance, env: Any, output: str, m
 
 
 async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: Limits | None = None,
-                    retry: RetryPolicy | None = None,
-                    grader: Any = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(runs.csv row, events.jsonl rows) for one trial; `grader` grades a model-graded task (default: `model`)."""
+                    retry: RetryPolicy | None = None, grader: Any = None,
+                    tracing: Any = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(runs.csv row, events.jsonl rows) for one trial; `grader` grades a model-graded task (default: `model`).
+
+    `tracing` (a `patterns.otel.Tracing`) exports the trial's spans once it is graded (the grader's calls
+    are not in them), with the trial's identity and verdict as attributes of the run's span."""
     wall0 = time.perf_counter()
     m = trial_model(model, spec, policy)
+    traced = None
+    if tracing is not None:
+        from patterns.otel import traced_model
+
+        traced = traced_model(m, tracing)
     with tempfile.TemporaryDirectory(prefix="wva-trial-") as workdir:
         try:
             env = spec.family.environment(spec.instance, Path(workdir))
             design = spec.family.design(spec.pattern, env)
-            result = await execute(design, m, spec.instance.prompt, limits=limits, retry=retry, seed=spec.seed)
+            result = await execute(design, traced or m, spec.instance.prompt, limits=limits, retry=retry,
+                                   seed=spec.seed)
             g = m if grader is None else trial_model(grader, replace(spec, trial=-1 - spec.trial), policy)
             score, graded = await grade_output(spec.family, spec.instance, env, result.output, g, retry=retry,
                                                seed=spec.seed)
@@ -95,11 +104,15 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
         except Exception as exc:  # a bug in one trial's code is that trial's error, not the sweep's end
             return _crash_row(spec, m, exc, time.perf_counter() - wall0), []
     wall = time.perf_counter() - wall0
+    row = {**_row(spec, m, result, score, wall), "grader_cost_usd": graded.cost_usd if graded else None}
+    if traced is not None:
+        identity = {f"wva.{key}": value for key, value in _base(spec).items()}  # run_id, task, instance, trial...
+        traced.export(result, {**identity, "wva.success": row["success"], "wva.score": score})
     events = [_event_row(spec.run_id, e) for e in result.events]
     if graded is not None:  # the grader's calls are its own events, apart from the pattern's
         rows = (_event_row(spec.run_id, e) for e in graded.events)
         events += [{**row, "kind": f"grader_{row['kind']}"} for row in rows]
-    return {**_row(spec, m, result, score, wall), "grader_cost_usd": graded.cost_usd if graded else None}, events
+    return row, events
 
 
 def _base(spec: TrialSpec) -> dict[str, Any]:

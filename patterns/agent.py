@@ -29,7 +29,7 @@ STAGE2_SHARE = 0.5  # after a summarising compaction the conversation aims at ha
 async def arun_agent(
     model: Any, prompt: str | list[dict[str, Any]], *, system: str | None = None, tools: ToolSet | None = None,
     limits: Limits | None = None, abort: Abort | None = None, hooks: Hooks | None = None,
-    retry: RetryPolicy | None = None, seed: int = 0, run: Run | None = None,
+    retry: RetryPolicy | None = None, seed: int = 0, run: Run | None = None, tracer: Any = None,
 ) -> Result:
     """Run the model in a loop until it ends its turn, a limit is hit, or it fails for good.
 
@@ -45,13 +45,22 @@ async def arun_agent(
     call summarises the conversation, `_summarised`) and tries again; `refusal` ends it.
     API errors are retried by the retry policy inside `run.sample`. Whatever happens, the
     Result carries the conversation, usage and events recorded up to the end.
+    `tracer` (an OpenTelemetry tracer, or `patterns.otel.Tracing(tracer, content=True)`) exports the
+    run's spans when it ends (`patterns/otel.py`); it is used when the Run is created here.
     """
+    traced = None
+    if tracer is not None and run is None:
+        from .otel import traced_model
+
+        model = traced = traced_model(model, tracer)
     run = run or Run(model, pattern="agent", limits=limits, abort=abort, hooks=hooks, retry=retry, seed=seed)
     messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
     parts: list[str] = []  # text kept across max_tokens continuations
     result = await run.execute(lambda: agent_loop(run, messages, parts, system=system, tools=tools), lambda: messages)
     if result.terminal is not Terminal.COMPLETED and not result.output:
-        return _with_output(result, "".join(parts) + _last_text(messages))
+        result = _with_output(result, "".join(parts) + _last_text(messages))
+    if traced is not None:
+        traced.export(result)
     return result
 
 

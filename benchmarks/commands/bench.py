@@ -63,6 +63,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="local processes, or Ray tasks on a Ray cluster (pip install 'workflow-vs-agent[ray]')")
     p.add_argument("--address", default=None, metavar="ADDR",
                    help="with --executor ray: the cluster (auto, ray://host:10001; default: a local Ray instance)")
+    p.add_argument("--otel", action="store_true",
+                   help="export OpenTelemetry spans per trial (pip install 'workflow-vs-agent[otel]'): OTLP to "
+                   "OTEL_EXPORTER_OTLP_ENDPOINT, or the console (stderr); runs the sweep in this process")
+    p.add_argument("--otel-content", action="store_true",
+                   help="with --otel: include prompt and completion text in the spans (off by default)")
     return p
 
 
@@ -85,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
                              grader_model=getattr(args, "grader_model", None),
                              limits=Limits(prompt_cache=args.prompt_cache))
         families = [load_task(spec) for spec in tasks]  # every task spec checked before anything is written
+        config, provider = with_tracing(config, args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     notes = task_notes(families, args.patterns, args.model)
@@ -113,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
             args.out.rmdir()
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     progress["bar"].close()
+    if provider is not None:
+        provider.shutdown()  # flushes the spans still queued for the exporter
     for warning in outcome.warnings:
         print(f"wva: warning: {warning}", file=__import__("sys").stderr)
     print(bench_table(outcome.summary))
@@ -138,3 +146,21 @@ def task_notes(families: list[Any], patterns: tuple[str, ...], model: str) -> di
     skipped = [f"{pattern}: not offered for {task_label(f)}: {reason}"
                for f in families for pattern, reason in not_offered(f).items() if pattern in patterns]
     return {"warnings": [warning] if warning else [], "not_offered": skipped}
+
+
+def with_tracing(config: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    """(config, the tracer provider to shut down at the end) for `--otel`; (config, None) without it.
+
+    The spans are exported from this process, so --otel runs the sweep here (one worker)."""
+    from dataclasses import replace
+
+    if getattr(args, "otel_content", False) and not args.otel:
+        raise ValueError("--otel-content needs --otel")
+    if not args.otel:
+        return config, None
+    if (args.workers or 1) > 1 or args.executor != "local":
+        raise ValueError("--otel exports spans from this process: drop --workers N > 1 and --executor ray")
+    from patterns.otel import Tracing, tracer_from_env
+
+    tracer, provider = tracer_from_env()
+    return replace(config, workers=1, tracing=Tracing(tracer, content=args.otel_content)), provider

@@ -14,13 +14,23 @@ from ..sync import run_sync
 
 async def execute(
     spec: Any, model: Any, task: str, *, limits: Limits | None = None, abort: Abort | None = None,
-    hooks: Hooks | None = None, retry: RetryPolicy | None = None, seed: int = 0,
+    hooks: Hooks | None = None, retry: RetryPolicy | None = None, seed: int = 0, tracer: Any = None,
 ) -> Result:
-    """`await spec(run, task)` inside a fresh `Run`; every ending becomes the Result's terminal."""
+    """`await spec(run, task)` inside a fresh `Run`; every ending becomes the Result's terminal.
+
+    `tracer` (an OpenTelemetry tracer or a `patterns.otel.Tracing`) exports the run's spans when it ends."""
+    traced = None
+    if tracer is not None:
+        from ..otel import traced_model
+
+        model = traced = traced_model(model, tracer)
     run = Run(model, pattern=getattr(spec, "pattern", type(spec).__name__.lower()), limits=limits, abort=abort,
               hooks=hooks, retry=retry, seed=seed)
     run.task = task
-    return await run.execute(lambda: spec(run, task), lambda: list(run.extra.get("messages", [])))
+    result = await run.execute(lambda: spec(run, task), lambda: list(run.extra.get("messages", [])))
+    if traced is not None:
+        traced.export(result)
+    return result
 
 
 def run_workflow(spec: Any, model: Any, task: str, **kwargs: Any) -> Result:
