@@ -304,7 +304,7 @@ def test_parameters_from_a_task_spec_and_unknown_patterns() -> None:
 
 
 def test_the_agent_judges_its_own_answer_as_an_evaluator_would() -> None:
-    caught, score = forced("agent", {"agent": [[True, True, True], [False]]})
+    _, score = forced("agent", {"agent": [[True, True, True], [False]]})
     assert score == 1.0  # its judgement of the slipped answer is right: it recomputes
-    missed, score = forced("agent", {"agent": [[True, True, True], [False, False]]})
+    _, score = forced("agent", {"agent": [[True, True, True], [False, False]]})
     assert score == 0.0  # its judgement is wrong too: the slip stands, as an evaluator's wrong PASS would
