@@ -73,10 +73,10 @@ def task_paragraph(r: Any) -> str:
     tools = r.fit_graph_tools  # "" = the graph calls no tool (NaN: unknown)
     why_not = (f"; {graph} calls no tool at all, so no run that calls one can fit it"
                if r.fit_share == 0 and isinstance(tools, str) and not tools else "")
-    return "\n".join([
-        f"### {r.task}", "",
     needed = (f" About {int(r.instances_needed)} instances would likely settle it (80% power, if the observed "
               "difference and its spread are the truth)." if not pd.isna(r.instances_needed) else "")
+    return "\n".join([
+        f"### {r.task}", "",
         f"Compared with `{r.comparator}` ({r.comparator_mode}) over {int(r.instances)} instances: the workflow "
         f"succeeded in {_pct(r.workflow_success)} of its {int(r.workflow_runs)} trials (95% CI "
         f"{_pct(r.workflow_ci_low)}–{_pct(r.workflow_ci_high)}, clustered by instance); the agent in "

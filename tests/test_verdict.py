@@ -130,7 +130,7 @@ def test_selected_equivalence_with_the_best() -> None:
 def test_the_margin_must_be_a_share() -> None:
     assert check_margin(0.1) == 0.1
     for bad in (0, 0.5, -0.1, 2, math.nan):
-        with pytest.raises(ValueError, match="between 0 and 0.5"):
+        with pytest.raises(ValueError, match=r"between 0 and 0\.5"):
             check_margin(bad)
 
 
