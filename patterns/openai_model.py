@@ -43,7 +43,8 @@ _CLASSES: dict[int, type[anthropic.APIStatusError]] = {
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"})
 _CONTEXT_WORDS = re.compile(r"context length|context window|context size|prompt is too long", re.I)
 _LIMIT = re.compile(r"maximum context length is (\d+)", re.I)
-_GIVEN = re.compile(r"resulted in (\d+) tokens|(\d+) in the messages|requested (\d+) tokens", re.I)
+_GIVEN = tuple(re.compile(p, re.I) for p in (r"(\d+) in the messages", r"resulted in (\d+) tokens",
+                                              r"requested (\d+) tokens"))  # in this order: the prompt's own size first
 _COMPLETION = re.compile(r"(\d+) in the completion", re.I)
 
 
@@ -140,10 +141,11 @@ def _sizes(error: dict[str, Any], message: str) -> str:
     """`: N tokens > M maximum` when the server says how many, else nothing (compaction then assumes 2x)."""
     given, limit = error.get("n_prompt_tokens"), error.get("n_ctx")  # llama.cpp's fields
     if not (isinstance(given, int) and isinstance(limit, int)):
-        found, asked = _LIMIT.search(message), _GIVEN.search(message)
+        found = _LIMIT.search(message)
+        asked = next((m for m in (pattern.search(message) for pattern in _GIVEN) if m), None)
         if not (found and asked):
             return ""
-        limit, given = int(found.group(1)), int(next(g for g in asked.groups() if g))
+        limit, given = int(found.group(1)), int(asked.group(1))
         completion = _COMPLETION.search(message)
         if completion:  # vLLM: the room left for the prompt is the window less the completion asked for
             limit -= int(completion.group(1))
