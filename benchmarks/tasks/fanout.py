@@ -3,7 +3,9 @@
 "What is the total stock of these products: A-17, B-03, C-44?" — a `get_item(item_id)` tool
 returns one product's record (id, name, stock, price); the answer is the sum of the stock, the
 highest price, or the name of the cheapest product (one question kind per instance), graded by
-exact match after normalisation (numbers as decimals, names case- and punctuation-blind).
+`readers.fanout_score`: the one value the (last) `ANSWER:` line gives, however it is formatted
+(numbers as decimals, product ids set aside, names case- and punctuation-blind); two candidate
+values, or a product named that is not the answer's own, score 0.
 The lookups are independent, so the graph can be drawn once the ids are read. The designs:
 - single: one call with get_item offered for one round (it batches every lookup), then the answer;
 - chain: look up and transcribe the records (one tool round) -> gate: no lookup failed -> aggregate;
@@ -115,12 +117,12 @@ class ItemSections(Parallel):
 
 class Fanout:
     name = "fanout"
-    description = "aggregate one fact over N products named in the question (N varies, visible up front)"
-    PARAMS: ClassVar[dict[str, Param]] = {
     # Declared before any result: the workflow this family was designed around
     # (one lookup per id named in the input, sectioned by code);
     # the criterion compares the agent with it unless told otherwise.
     natural_workflow = "parallel"
+    description = "aggregate one fact over N products named in the question (N varies, visible up front)"
+    PARAMS: ClassVar[dict[str, Param]] = {
         "items": Param("2-8", _items, "how many products a question names (a range, drawn per instance)"),
         "questions": Param("total/max/cheapest", _questions, "question kinds to draw from, joined by /"),
         "crowding": Param(CROWDING, _crowding, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
