@@ -66,7 +66,9 @@ def calls(model: SimModel, *requests: dict[str, Any]) -> list[tuple[int, int, in
 def test_three_requests_sharing_a_marked_system_prompt_write_it_once_then_read_it() -> None:
     requests = [{"system": marked_system(), "messages": [user(f"question {k}")]} for k in range(3)]
     got = calls(SimModel(Says()), *requests)
-    tail = 3 + msg_tokens(user("question 0"))  # the unmarked question and the request's overhead
+    # by hand: {"content":"question 0","role":"user"} is 38 characters: 4 + ceil(38 / 4) = 14 tokens
+    assert msg_tokens(user("question 0")) == 14
+    tail = 3 + 14  # the unmarked question and the request's overhead
     assert got == [(tail, 1100, 0), (tail, 0, 1100), (tail, 0, 1100)]
 
 
