@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import re
 
-_KEY_PATTERN = re.compile(r"sk-ant-[A-Za-z0-9_\-]{4,}")
-_SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+_KEY_PATTERN = re.compile(r"sk-(?:ant|proj|svcacct|admin)-[A-Za-z0-9_\-]{4,}")  # Anthropic's and OpenAI's key shapes
+_SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
 
 
 def redact(text: str) -> str:

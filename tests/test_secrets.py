@@ -243,3 +243,47 @@ def test_a_tool_exception_quoting_the_key_is_redacted_in_the_result_and_the_next
     assert event.is_error and event.error_type == "PermissionError" and "[REDACTED]" in (event.error or "")
     assert secret not in dumped(res)
     assert secret not in json.dumps(model.requests[1]["messages"], default=str)  # nor sent on to the model
+
+
+# --- openai:<model> and --otel --------------------------------------------------------------------------
+
+OPENAI_CANARY = "sk-proj-canary-secrets-0123456789"
+
+
+@pytest.fixture
+def openai_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[SimServer]:
+    """The sim server wanting the OpenAI canary as a bearer token; the openai SDK is pointed at its /v1."""
+    pytest.importorskip("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_CANARY)
+    with SimServer(policies=[CapitalsPolicy()], require_api_key=OPENAI_CANARY) as running:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{running.url}/v1")
+        yield running
+
+
+def test_a_bench_through_openai_with_spans_on_the_console_writes_and_prints_no_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, openai_server: SimServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "console")
+    caplog.set_level(logging.DEBUG)
+    out = tmp_path / "r"
+    status, stdout, stderr = cli(capsys, "bench", "--tasks", TASK, "--instances", "2", "--trials", "1",
+                                 "--model", "openai:gpt-4.1-mini", "--out", str(out), "--quiet", "--otel",
+                                 "--otel-content")
+    assert status == 0, stderr
+    assert openai_server.model.replies > 0 and ",error," not in (out / "runs.csv").read_text()
+    assert '"invoke_agent agent"' in stderr and "gen_ai.input.messages" in stderr  # the spans were printed
+    assert_no_canary(tmp_path, stdout, stderr, caplog.text, secrets=(OPENAI_CANARY, CANARY))
+
+
+def test_a_401_through_openai_is_reported_without_the_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, openai_server: SimServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-canary-not-the-servers-key-98765")
+    status, stdout, stderr = cli(capsys, "run", "agent", TASK, "--model", "openai:gpt-4.1-mini", "--json")
+    assert status == 0, stderr
+    doc = json.loads(stdout)
+    assert doc["terminal"] == "error" and [e["kind"] for e in doc["errors"]] == ["AuthenticationError"]
+    (tmp_path / "run.json").write_text(stdout)
+    assert_no_canary(tmp_path, stdout, stderr, secrets=(OPENAI_CANARY, "sk-proj-canary-not-the-servers-key-98765"))
