@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,19 +79,19 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.progress import Progress
     from benchmarks.tasks.registry import load_task
     from patterns.limits import Limits
+    from patterns.replay import ReplayMismatch
 
     from ._tables import bench_table
 
-    tasks = tuple(args.tasks)
     try:
-        config = BenchConfig(patterns=args.patterns, tasks=tasks, instances=args.instances, trials=args.trials,
-                             model=args.model, seed=args.seed, concurrency=args.concurrency,
+        config = BenchConfig(patterns=args.patterns, tasks=tuple(args.tasks), instances=args.instances,
+                             trials=args.trials, model=args.model, seed=args.seed, concurrency=args.concurrency,
                              max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
                              workers=args.workers, executor=args.executor, address=args.address,
                              grader_model=getattr(args, "grader_model", None),
                              limits=Limits(prompt_cache=args.prompt_cache))
-        families = [load_task(spec) for spec in tasks]  # every task spec checked before anything is written
-        config, provider = with_tracing(config, args)
+        families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
+        config, close_tracing = with_tracing(config, args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     notes = task_notes(families, args.patterns, args.model)
@@ -108,8 +109,6 @@ def run(args: argparse.Namespace) -> int:
     def start(total: int, done: int) -> None:
         progress["bar"] = Progress(total, done=done, quiet=args.quiet)
 
-    from patterns.replay import ReplayMismatch
-
     created = not args.out.exists()
     try:
         outcome = asyncio.run(run_bench(config, on_start=start,
@@ -119,8 +118,7 @@ def run(args: argparse.Namespace) -> int:
             args.out.rmdir()
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     progress["bar"].close()
-    if provider is not None:
-        provider.shutdown()  # flushes the spans still queued for the exporter
+    close_tracing()  # flushes the spans still queued for the exporter
     for warning in outcome.warnings:
         print(f"wva: warning: {warning}", file=__import__("sys").stderr)
     print(bench_table(outcome.summary))
@@ -148,8 +146,8 @@ def task_notes(families: list[Any], patterns: tuple[str, ...], model: str) -> di
     return {"warnings": [warning] if warning else [], "not_offered": skipped}
 
 
-def with_tracing(config: Any, args: argparse.Namespace) -> tuple[Any, Any]:
-    """(config, the tracer provider to shut down at the end) for `--otel`; (config, None) without it.
+def with_tracing(config: Any, args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
+    """(config, what to call at the end: it shuts the tracer provider down) for `--otel`.
 
     The spans are exported from this process, so --otel runs the sweep here (one worker)."""
     from dataclasses import replace
@@ -157,10 +155,10 @@ def with_tracing(config: Any, args: argparse.Namespace) -> tuple[Any, Any]:
     if getattr(args, "otel_content", False) and not args.otel:
         raise ValueError("--otel-content needs --otel")
     if not args.otel:
-        return config, None
+        return config, lambda: None
     if (args.workers or 1) > 1 or args.executor != "local":
         raise ValueError("--otel exports spans from this process: drop --workers N > 1 and --executor ray")
     from patterns.otel import Tracing, tracer_from_env
 
     tracer, provider = tracer_from_env()
-    return replace(config, workers=1, tracing=Tracing(tracer, content=args.otel_content)), provider
+    return replace(config, workers=1, tracing=Tracing(tracer, content=args.otel_content)), provider.shutdown
