@@ -27,7 +27,7 @@ from patterns.specs import load_model
 
 from . import journal
 from .manifest import manifest
-from .names import DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS
+from .names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS
 from .outputs import records_from_outputs, write_outputs
 from .tasks.base import task_label
 from .tasks.registry import load_task
@@ -40,7 +40,7 @@ EXECUTORS = ("local", "ray")
 class BenchConfig:
     patterns: tuple[str, ...] = PATTERNS
     tasks: tuple[str, ...] = DEFAULT_TASKS
-    instances: int = 20
+    instances: int = DEFAULT_INSTANCES
     trials: int = 3
     model: str = DEFAULT_MODEL
     seed: int = 0

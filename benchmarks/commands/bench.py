@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.names import DEFAULT_MODEL
+from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL
 
 from ._common import PROMPT_CACHE_HELP, UsageError, model_spec, on_off, positive_int
 
@@ -42,7 +42,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="comma-separated task specs: NAME[:key=value,...], module.path:Class or a task file "
                    "path.toml (default: all five; 'wva tasks' lists them). A 'key=value' after a comma continues "
                    "the spec before it (multihop:hops=1-6,depth=3,support is two tasks); ';' also separates")
-    p.add_argument("--instances", type=positive_int, default=20, metavar="N", help="instances per task (default: 20)")
+    p.add_argument("--instances", type=positive_int, default=DEFAULT_INSTANCES, metavar="N",
+                   help=f"instances per task (default: {DEFAULT_INSTANCES})")
     p.add_argument("--trials", type=positive_int, default=3, metavar="K", help="trials per instance (default: 3)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
