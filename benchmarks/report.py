@@ -19,16 +19,18 @@ from .verdict import DEFAULT_MARGIN
 
 NAME = "REPORT.md"
 CAPTIONS = {
-    "cost": ("Cost against success", "Mean cost per trial (USD, log scale) against success rate with its Wilson 95% "
-             "interval, one panel per task; ringed points joined by the dashed line are the Pareto front."),
+    "cost": ("Cost against success", "Mean cost per trial (USD, log scale) against success rate with its 95% "
+             "interval (clustered by instance), one panel per task; ringed points joined by the dashed line "
+             "are the Pareto front."),
     "latency": ("Latency against success", "The same against the median latency per trial (seconds)."),
     "steps": ("Steps per trial", "Model calls per trial, by pattern: a fixed workflow's count is a constant; the "
               "agent's spread shows how unpredictable the task is."),
     "context": ("The agent's growing context", "Prompt tokens (input + cache) of each model call against its "
                 "position in the run: the agent re-sends its whole history, a workflow's steps start fresh."),
     "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade."),
-    "map": ("The criterion map", "Predictability (x) against the agent's success advantage over the best workflow "
-            "(y, 95% CI); point area = cost ratio. Shaded: where the chapter's rule expects a point."),
+    "map": ("The criterion map", "Predictability (x, 95% CI) against the agent's success advantage over the "
+            "comparator workflow (y, 95% CI); point area = cost ratio. Shaded: where the chapter's rule "
+            "expects a point."),
     "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K."),
     "verdict_map": ("The verdict map", "The sweep's verdict at each setting of its one or two axes (task parameters "
                     "or SimModel knobs), with agent − workflow success: under which assumptions the agent pays off."),

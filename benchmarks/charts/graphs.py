@@ -1,4 +1,4 @@
-"""Chart 8, one figure per task: the best workflow's fixed graph above the graph the agent walked.
+"""Chart 8, one figure per task: the comparator workflow's fixed graph above the graph the agent walked.
 
 The walked graph is the union of the agent's runs: a node per tool it called (with how many calls),
 an edge per pair of consecutive calls, labelled with how often it was taken (its width says the same
@@ -156,7 +156,7 @@ def graphs_chart(task: str, best: str, fixed: nx.DiGraph | None, walks: Sequence
     heights = [INCH_PER_ROW * rows_f + 1.4 + _arc_room(fixed, width / (cols_f + 1.2)), INCH_PER_ROW * rows_w + 1.6]
     fig, (upper, lower) = plt.subplots(2, 1, figsize=(width, sum(heights) + 0.8), height_ratios=heights)
     if fixed is not None:
-        draw(shortened(fixed), upper, title=f"the best workflow, {best}: its graph, fixed in advance")
+        draw(shortened(fixed), upper, title=f"the comparator workflow, {best}: its graph, fixed in advance")
     else:
         upper.text(0.5, 0.5, f"{best}: graph unavailable (the task family could not be rebuilt)", ha="center",
                    va="center")

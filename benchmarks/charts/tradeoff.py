@@ -47,7 +47,7 @@ def _draw(summary: pd.DataFrame, x: str, xlabel: str, title: str, path: Path, fm
         ax.set_ylim(-0.05, 1.08)
         ax.set_title(short_task(task), fontsize=10)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("success rate (95% Wilson CI)")
+        ax.set_ylabel("success rate (95% CI, clustered by instance)")
         ax.grid(True, which="major", alpha=0.3)
     pattern_legend(fig, summary["pattern"])
     return finish(fig, title, path)
