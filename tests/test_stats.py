@@ -80,3 +80,19 @@ def test_a_clustered_rate_without_correlation_counts_every_trial() -> None:
 
 def test_pass_k_per_instance() -> None:
     assert pass_k_per_instance([(3, 2), (3, 3), (1, 1)], 2) == pytest.approx([1 / 3, 1.0])
+
+
+def test_summary_intervals_are_clustered_by_instance() -> None:
+    import pandas as pd
+
+    from benchmarks.summary import summarise
+
+    # 4 instances × 2 trials: two instances won both trials, two lost both. Clustered, that is 4
+    # observations (Wilson on 2 of 4), not 8; pass^2 per instance is 1, 1, 0, 0: the same interval
+    rows = [{"task": "t", "pattern": "chain", "instance": f"i{i}", "trial": k, "success": i < 2, "steps": 2,
+             "tool_calls": 0, "input_tokens": 1, "output_tokens": 1, "total_tokens": 2, "cost_usd": 0.001,
+             "latency_s": 1.0, "terminal": "completed", "retries": 0} for i in range(4) for k in range(2)]
+    row = summarise(pd.DataFrame(rows)).iloc[0]
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson(2, 4))
+    assert row.pass_k == 0.5 and (row.pass_k_ci_low, row.pass_k_ci_high) == pytest.approx(wilson(2, 4))
+    assert row.instances == 4 and row.k == 2
