@@ -8,7 +8,9 @@ command line as `name:key=value,...`), it provides:
   ground truth, which only the environment and the grader may read;
 - `environment(instance, workdir) -> Environment`: fresh state and tools for one trial;
 - `design(pattern, env) -> spec`: how `single`, `chain`, `route`, `orchestrate`, `parallel`,
-  `evaluate_optimize` and `agent` solve this family (a spec from `patterns.workflows`);
+  `evaluate_optimize` and `agent` solve this family (a spec from `patterns.workflows`); the
+  built-in families write one method `design_<pattern>(env)` per pattern and find it with
+  `design_of`, the one way designs are dispatched;
 - `grade(instance, env, output) -> float`: a score in [0, 1]; 1.0 is a success;
 - `policy() -> patterns.sim.Policy`: how `SimModel` behaves on this family's prompts. It sees the
   request only; it recognises the family's own prompts in `accepts`;
@@ -19,8 +21,10 @@ command line as `name:key=value,...`), it provides:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -87,6 +91,34 @@ def design_bound(text: str | int | None) -> int | None:
     return positive_int(text)
 
 
+def non_negative(text: str | float) -> float:
+    """A knob such as `crowding`: a finite number >= 0 (nan and inf refused)."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def bounded(parse: Callable[[Any], Any], low: int, high: int, what: str) -> Callable[[Any], Any]:
+    """`parse`, then a check that the value (or an `IntRange`'s ends) lies within low-high."""
+    def check(text: Any) -> Any:
+        value = parse(text)
+        top = value.high if isinstance(value, IntRange) else value
+        bottom = value.low if isinstance(value, IntRange) else value
+        if bottom < low or top > high:
+            raise ValueError(f"{what} must be within {low}-{high}, got {text!r}")
+        return value
+    return check
+
+
+def decimal_text(text: str) -> str:
+    """A number as a canonical string (`94.90` -> `94.9`), so graders compare values, not spellings."""
+    try:
+        return str(Decimal(text).normalize())
+    except InvalidOperation:
+        return ""
+
+
 def probability(text: str | float) -> float:
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -116,6 +148,18 @@ class Family(Protocol):
     def grade(self, instance: Instance, env: Environment, output: str) -> float: ...
 
     def policy(self) -> Any: ...
+
+
+def design_of(family: Any, pattern: str, env: Environment) -> Any:
+    """The one way a family's designs are found: its method `design_<pattern>(env)`."""
+    if pattern not in PATTERNS:
+        raise ValueError(f"unknown pattern {pattern!r} for task {family.name!r}: choose from {', '.join(PATTERNS)}")
+    return getattr(family, f"design_{pattern}")(env)
+
+
+def marked(request: Any, mark: str) -> bool:
+    """A policy's `accepts`: the family's mark is in the request's system prompt or its first user turn."""
+    return mark in request.system or mark in request.first_user_text()
 
 
 REQUIRED = ("name", "description", "PARAMS", "instances", "environment", "design", "grade", "policy")

@@ -1,8 +1,15 @@
 """Finding a task family by name (built in), by import path (a user's own) or a task file, with its parameters.
 
 A task spec is `NAME[:key=value,...]` for a built-in family (`multihop:hops=1-6,depth=3`),
-`package.module:Class[:key=value,...]` for one of your own (`mypkg.tasks:MyFamily`), or
+`package.module:Class[:key=value,...]` or `path/to/file.py:Class[:key=value,...]` for one of your
+own (`mypkg.tasks:MyFamily`, `examples/minimal_family.py:Capitals`), or
 `path/to/task.toml[:key=value,...]` for a task file (`benchmarks/tasks/dataset/`).
+
+The built-in families are `names.DEFAULT_TASKS`, the one list (kept in `names` so that `wva --help`
+need not import a family): family `x` is the package `benchmarks.tasks.x`, which exports its
+class `X`. A user's module is imported as Python would import it, or else looked up explicitly in
+the working directory (`examples.minimal_family` from the repository's folder); nothing is added
+to `sys.path`.
 
 A list of specs (`--tasks`) is read by `split_task_list`, with this grammar: the list is cut at
 `;` and at `,`; a piece that reads `key=value` (an identifier, then `=`) continues the spec
@@ -15,20 +22,19 @@ parameter with no spec before it is refused too.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import importlib.util
 import os
 import re
 import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from ..names import DEFAULT_TASKS
 from .base import REQUIRED
 
-BUILTIN = {
-    "pipeline": "benchmarks.tasks.pipeline:Pipeline",
-    "support": "benchmarks.tasks.support:Support",
-    "fanout": "benchmarks.tasks.fanout:Fanout",
-    "multihop": "benchmarks.tasks.multihop:Multihop",
-    "repair": "benchmarks.tasks.repair:Repair",
-}
+BUILTIN = {name: f"benchmarks.tasks.{name}:{name.capitalize()}" for name in DEFAULT_TASKS}
 
 
 _PARAM = re.compile(r"\s*[A-Za-z_]\w*\s*=")
@@ -85,15 +91,53 @@ def _split(spec: str) -> tuple[str, dict[str, str]]:
     return head.strip(), raw
 
 
+def _from_working_dir(module_name: str) -> ModuleType | None:
+    """`module_name` found in the working directory (its top package registered in `sys.modules`, so that
+    its own absolute imports work), or None; `sys.path` is left as it is."""
+    top = module_name.split(".")[0]
+    spec = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()])
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[top] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[top]
+        raise
+    return importlib.import_module(module_name)
+
+
+def _import_module(module_name: str) -> ModuleType:
+    """A user's module: a `.py` file by path, else by name (as installed, or from the working directory)."""
+    if module_name.endswith(".py"):
+        from .dataset.modules import import_file
+
+        if not Path(module_name).is_file():
+            raise ValueError(f"task module file {module_name!r} does not exist (looked in {os.getcwd()})")
+        return import_file(Path(module_name), "task module")
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not (module_name + ".").startswith(exc.name + "."):  # a dependency is missing
+            raise
+        module = _from_working_dir(module_name)
+        if module is None:
+            raise ValueError(f"cannot import task module {module_name!r}: it is neither installed nor in the working "
+                             f"directory {os.getcwd()}; run wva from the folder that holds it, or give the file "
+                             f"as path/to/{module_name.replace('.', '/')}.py:Class") from None
+        return module
+
+
 def family_class(head: str) -> type:
     path = BUILTIN.get(head, head if ":" in head else None)
     if path is None:
         raise ValueError(f"unknown task {head!r}: choose from {', '.join(BUILTIN)} or give module.path:Class")
-    module_name, _, class_name = path.partition(":")
-    if head not in BUILTIN and os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())  # a user's module next to where they run wva, as `python -m` would find it
+    module_name, _, class_name = path.rpartition(":")
     try:
-        module = importlib.import_module(module_name)
+        module = _import_module(module_name)
+    except ValueError:
+        raise
     except Exception as exc:  # a user's module may fail in any way: say which, in one line
         raise ValueError(f"cannot import task module {module_name!r}: {type(exc).__name__}: {exc}") from None
     cls = getattr(module, class_name, None)

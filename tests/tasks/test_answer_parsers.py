@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.tasks import multihop as mh
-from benchmarks.tasks.readers import failed_lookups, is_none, proposal_vote, repair_proposal
+from benchmarks.tasks.fanout.answers import failed_lookups
+from benchmarks.tasks.multihop import family as mh
+from benchmarks.tasks.repair.answers import proposal_vote, repair_proposal
+from benchmarks.tasks.support.answers import is_none
 from patterns import ScriptedModel, Terminal, message
 from patterns.answers import answer_part, plain, verdict
 from patterns.workflows import LLM, Route, accept_pass, run_workflow

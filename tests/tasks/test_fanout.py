@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.tasks.base import PATTERNS, Instance
 from benchmarks.tasks.fanout import Fanout
-from benchmarks.tasks.fanout_policy import FanoutPolicy
+from benchmarks.tasks.fanout.policy import FanoutPolicy
 from benchmarks.tasks.registry import load_task
 from patterns.result import Result, Terminal
 from patterns.sim import Decider, Reply, Request, SimModel

@@ -11,8 +11,8 @@ from benchmarks.tasks.base import Environment, Instance
 from benchmarks.tasks.fanout import Fanout
 from benchmarks.tasks.multihop import Multihop
 from benchmarks.tasks.pipeline import Pipeline
-from benchmarks.tasks.readers import repair_proposal
 from benchmarks.tasks.repair import Repair
+from benchmarks.tasks.repair.answers import repair_proposal
 from benchmarks.tasks.support import Support
 from patterns.tools import ToolSet
 

@@ -12,7 +12,8 @@ import pytest
 
 from benchmarks.tasks.base import PATTERNS, Environment, Family, Instance
 from benchmarks.tasks.multihop import Multihop
-from benchmarks.tasks.multihop_policy import MultihopPolicy, misread
+from benchmarks.tasks.multihop.policy import MultihopPolicy
+from benchmarks.tasks.multihop.skills import misread
 from benchmarks.tasks.registry import load_task
 from patterns.result import Result
 from patterns.run import Run
@@ -251,7 +252,7 @@ def test_the_policy_accepts_only_its_own_prompts() -> None:
 
 
 def test_an_off_topic_document_is_noticed_by_a_judgement_for_every_pattern() -> None:
-    from benchmarks.tasks.multihop_policy import choose, parse_doc, parse_question
+    from benchmarks.tasks.multihop.policy import choose, parse_doc, parse_question
 
     family = Multihop(hops="2", distractors=1)
     instance = family.instances(1, seed=0)[0]

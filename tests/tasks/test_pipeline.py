@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from benchmarks.tasks.base import PATTERNS, Instance, task_label
-from benchmarks.tasks.pipeline import Pipeline, format_problems
-from benchmarks.tasks.pipeline_policy import PipelinePolicy
+from benchmarks.tasks.pipeline import Pipeline
+from benchmarks.tasks.pipeline.policy import PipelinePolicy
+from benchmarks.tasks.pipeline.tools import format_problems
 from benchmarks.tasks.registry import load_task
 from patterns.result import Result, Terminal
 from patterns.sim import SimModel

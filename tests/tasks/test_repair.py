@@ -14,8 +14,9 @@ import pytest
 from benchmarks.tasks.base import PATTERNS, Environment, Instance
 from benchmarks.tasks.registry import load_task
 from benchmarks.tasks.repair import Repair
-from benchmarks.tasks.repair_files import first_problem
-from benchmarks.tasks.repair_policy import RepairPolicy, Report, fix_for, parse_reports
+from benchmarks.tasks.repair.policy import RepairPolicy
+from benchmarks.tasks.repair.skills import Report, fix_for, parse_reports
+from benchmarks.tasks.repair.tools import first_problem
 from patterns.result import Result
 from patterns.sim import Decider, SimModel
 from patterns.sim.policy import CROWDING, Request, crowded

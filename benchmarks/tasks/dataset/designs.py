@@ -17,12 +17,14 @@ recognises its own task's requests; each step's role is stated in its prompt's f
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 from patterns.workflows.route import normalise_label
 
+from ..base import Environment, design_of
 from .model_grader import parse_verdict
 from .scorers import final_answer, normalise
 
@@ -63,11 +65,33 @@ def label_parser(labels: list[str]) -> Any:
 
 def generic_design(pattern: str, task: Any, tools: ToolSet | None) -> Any:
     """The generic spec of `pattern` for a `DatasetTask` (its file, marker, rubric and knobs)."""
-    system = f"{task.marker} {task.file.system}".strip()
-    answering = f"{system} {ANSWER_RULE}"
-    if pattern == "single":
-        return Single(prompt="{task}", system=answering, tools=tools)
-    if pattern == "chain":
+    return design_of(GenericDesigns(task, tools), pattern, Environment(tools or ToolSet()))
+
+
+@dataclass(frozen=True)
+class GenericDesigns:
+    """One `design_<pattern>` method per pattern, as every family has (`base.design_of` finds them)."""
+
+    task: Any
+    tools: ToolSet | None
+
+    @property
+    def name(self) -> str:
+        return str(self.task.name)
+
+    @property
+    def system(self) -> str:
+        return f"{self.task.marker} {self.task.file.system}".strip()
+
+    @property
+    def answering(self) -> str:
+        return f"{self.system} {ANSWER_RULE}"
+
+    def design_single(self, env: Environment) -> Single:
+        return Single(prompt="{task}", system=self.answering, tools=self.tools)
+
+    def design_chain(self, env: Environment) -> Chain:
+        system, tools = self.system, self.tools
         return Chain([
             LLM("plan", f"{PLAN} (at most five steps) for solving the task below. Do not solve it yet.\n\n"
                 "Task:\n{task}", system),
@@ -76,31 +100,38 @@ def generic_design(pattern: str, task: Any, tools: ToolSet | None) -> Any:
             LLM("answer", f"{COMPOSE} to the task below from these findings. {ANSWER_RULE}\n\nTask:\n{{task}}\n\n"
                 "Findings:\n{input}", system),
         ])
-    if pattern == "route":
-        labels = list(task.file.routes)
+
+    def design_route(self, env: Environment) -> Route:
+        labels = list(self.task.file.routes)
         classifier = LLM("classify", f"{CLASSIFY} below into exactly one of these categories: {', '.join(labels)}. "
-                         "Reply with the category name only.\n\nTask:\n{task}", system)
-        handlers = {label: LLM(f"handle_{label}", "{task}", f"{answering}\n\n{text}", tools)
-                    for label, text in task.file.routes.items()}
+                         "Reply with the category name only.\n\nTask:\n{task}", self.system)
+        handlers = {label: LLM(f"handle_{label}", "{task}", f"{self.answering}\n\n{text}", self.tools)
+                    for label, text in self.task.file.routes.items()}
         return Route(classifier, handlers, parse=label_parser(labels))
-    if pattern == "orchestrate":
+
+    def design_orchestrate(self, env: Environment) -> Orchestrate:
+        system = self.system
         return Orchestrate(
             planner=LLM("plan", f"{SUBTASKS} below into at most four independent subtasks. Reply with a JSON array "
                         "of strings only, each one a self-contained subtask.\n\nTask:\n{task}", system),
             worker=LLM("worker", f"{WORKER}, using the tools where they help, and reply in one or two lines.\n\n"
-                       "Subtask: {input}", system, tools),
+                       "Subtask: {input}", system, self.tools),
             synthesizer=LLM("synthesize", f"{SYNTH} below into the answer to the task. {ANSWER_RULE}\n\n"
                             "Task:\n{task}\n\nResults:\n{input}", system),
         )
-    if pattern == "parallel":
-        return Parallel(vote=LLM("answer", "{task}", answering, tools), n=task.votes, aggregate=vote_majority)
-    if pattern == "evaluate_optimize":
+
+    def design_parallel(self, env: Environment) -> Parallel:
+        return Parallel(vote=LLM("answer", "{task}", self.answering, self.tools), n=self.task.votes,
+                        aggregate=vote_majority)
+
+    def design_evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
         generator = LLM("generate", "{task}\n\nFeedback on your previous answer (none in the first round): "
-                        "{feedback}", answering, tools)
-        evaluator = LLM("evaluate", f"{EVALUATE} below to the task. The criterion: {task.rubric}. Reply PASS on "
+                        "{feedback}", self.answering, self.tools)
+        evaluator = LLM("evaluate", f"{EVALUATE} below to the task. The criterion: {self.task.rubric}. Reply PASS on "
                         "the first line if it meets the criterion; otherwise reply FAIL: and what to fix.\n\n"
-                        "Task:\n{task}\n\nAnswer:\n{input}", system)
-        return EvaluateOptimize(generator, evaluator, max_rounds=task.rounds, accept=accept_verdict)
-    if pattern == "agent":
-        return Agent(system=f"{answering} Use the tools whenever the task needs facts you do not have.", tools=tools)
-    raise ValueError(f"unknown pattern {pattern!r}")
+                        "Task:\n{task}\n\nAnswer:\n{input}", self.system)
+        return EvaluateOptimize(generator, evaluator, max_rounds=self.task.rounds, accept=accept_verdict)
+
+    def design_agent(self, env: Environment) -> Agent:
+        return Agent(system=f"{self.answering} Use the tools whenever the task needs facts you do not have.",
+                     tools=self.tools)

@@ -5,12 +5,12 @@ A record such as `  name: jOHN  smith;; DOB 7/3/1985 ;; city= new york ` must be
 three-step prompt chain; every other pattern gets an honest best effort.
 
 Parameters: `fields` (how many fields a record has, 3–5: name, dob, city, phone, email; a range
-such as `3-5` varies it per instance) and `crowding` (see `pipeline_policy`).
+such as `3-5` varies it per instance) and `crowding` (see `policy`).
 
 Tools: one, `check_format(line)`, a validator of the line's LAYOUT only (field count, separators,
 casing, date/phone/email shapes); it never compares values with the truth, so it catches
 formatting slips but not a wrong value. The single call may use it once, the agent in a loop;
-the chain, by its specification, has no gate. Grade (`readers.pipeline_line`): the one line of the
+the chain, by its specification, has no gate. Grade (`answers.pipeline_line`): the one line of the
 output that has the layout (markdown, a label such as `Answer:`, a table row's outer pipes, trailing
 punctuation and courtesy lines around it set aside; spaces around `|` standardised) must equal the
 expected line exactly (case and punctuation within it count): 1.0 or 0.0; two different lines with
@@ -19,23 +19,21 @@ the layout are ambiguous and score 0. The parallel vote compares drafts by that 
 
 from __future__ import annotations
 
-import datetime as dt
 import random
-import re
 from pathlib import Path
 from typing import Any, ClassVar
 
 from patterns.answers import vote
 from patterns.sim.policy import CROWDING
-from patterns.tools import ToolSet, tool
 from patterns.workflows import LLM, Agent, Chain, Code, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from . import pipeline_text as pt
-from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
-from .pipeline_policy import PipelinePolicy, non_negative
-from .pipeline_skills import record_of
-from .pipeline_text import ALIASES, FIELDS, LAYOUT, MARK, MONTHS, RULES, SYSTEM, layout_of
-from .readers import pipeline_line
+from ..base import Environment, Instance, IntRange, Param, design_of, init_params, non_negative
+from . import prompts as pt
+from .answers import pipeline_line
+from .policy import PipelinePolicy
+from .prompts import ALIASES, FIELDS, MARK, MONTHS, RULES, SYSTEM, layout_of
+from .skills import record_of
+from .tools import format_problems, make_tools
 
 FIRST = ("john", "mary", "anna", "peter", "laura", "james", "sofia", "daniel", "emma", "lucas", "olivia", "henry",
          "grace", "oscar", "chloe", "victor", "nina", "felix", "ruth", "simon")
@@ -45,12 +43,6 @@ CITIES = ("new york", "san francisco", "los angeles", "salt lake city", "las veg
           "el paso", "boston", "chicago", "denver", "seattle", "portland", "austin", "miami", "atlanta")
 DOMAINS = ("example.com", "mail.test", "inbox.example.org")
 
-_WORDS = r"[A-Z][a-z]+(?: [A-Z][a-z]+)*"
-_SHAPES = {"name": re.compile(f"{_WORDS}, {_WORDS}"), "dob": re.compile(r"\d{4}-\d{2}-\d{2}"),
-           "city": re.compile(_WORDS), "phone": re.compile(r"\d{3}-\d{3}-\d{4}"),
-           "email": re.compile(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+")}
-
-
 def field_count(text: str | int | IntRange) -> IntRange:
     value = IntRange.parse(text)
     if value.high > len(FIELDS) or value.low < 3:
@@ -58,26 +50,8 @@ def field_count(text: str | int | IntRange) -> IntRange:
     return value
 
 
-def format_problems(line: str, fields: list[str]) -> list[str]:
-    """What is wrong with a line's layout (empty when it fits); values are not checked against anything."""
-    parts = line.strip().split(" | ")
-    if len(parts) != len(fields):
-        return [f"expected {len(fields)} fields separated by ' | ' ({layout_of(fields)}), found {len(parts)}"]
-    problems = []
-    for i, (part, name) in enumerate(zip(parts, fields, strict=True), 1):
-        ok = bool(_SHAPES[name].fullmatch(part))
-        if ok and name == "dob":
-            try:
-                dt.date.fromisoformat(part)
-            except ValueError:
-                ok = False
-        if not ok:
-            problems.append(f"field {i} ({name}) {part!r} should look like {LAYOUT[name]}")
-    return problems
-
-
 def answer_line(text: str, fields: list[str]) -> str | None:
-    """The one line of a reply that has the layout of `fields` (see `readers.pipeline_line`)."""
+    """The one line of a reply that has the layout of `fields` (see `answers.pipeline_line`)."""
     return pipeline_line(text, lambda line: not format_problems(line, fields))
 
 
@@ -169,31 +143,15 @@ class Pipeline:
 
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         state: dict[str, Any] = {"fields": list(instance.data["fields"]), "checks": []}
-
-        @tool(timeout_s=None)
-        def check_format(line: str) -> str:
-            """Check that a normalised record line has the layout the task asks for (field count, ' | '
-            separators, casing, date/phone/email shapes). It checks the FORMAT only: it cannot tell
-            whether a value is right.
-
-            Args:
-                line: the one-line record, e.g. "Smith, John | 1985-03-07 | New York"
-            """
-            state["checks"].append(line)
-            problems = format_problems(line, state["fields"])
-            return "INVALID: " + "; ".join(problems) if problems else "VALID: the line has the required layout."
-
-        return Environment(tools=ToolSet([check_format]), state=state)
+        return Environment(tools=make_tools(state), state=state)
 
     def design(self, pattern: str, env: Environment) -> Any:
-        if pattern not in PATTERNS:
-            raise ValueError(f"unknown pattern {pattern!r} for task {self.name!r}: choose from {', '.join(PATTERNS)}")
-        return getattr(self, f"_{pattern}")(env)
+        return design_of(self, pattern, env)
 
-    def _single(self, env: Environment) -> Single:
+    def design_single(self, env: Environment) -> Single:
         return Single(prompt="{task}\n\n" + pt.SINGLE_HINT, system=SYSTEM, tools=env.tools)
 
-    def _chain(self, env: Environment) -> Chain:
+    def design_chain(self, env: Environment) -> Chain:
         return Chain([
             LLM("extract", f"{MARK} {pt.EXTRACT}: copy the raw value of each field listed under Fields, unchanged, one "
                 "per line as `field: value`, in the order listed.\n\n{task}", SYSTEM),
@@ -203,12 +161,12 @@ class Pipeline:
                 "' | ', with the name as 'Last, First'. Reply with the line only.\n\n{input}", SYSTEM),
         ])
 
-    def _route(self, env: Environment) -> Route:
+    def design_route(self, env: Environment) -> Route:
         classifier = LLM("classify", f"{MARK} {pt.CLASSIFY} (exactly in the layout asked for) or messy? Reply with one "
                          "word: clean or messy.\n\n{task}", SYSTEM)
-        return Route(classifier, {"messy": self._chain(env), "clean": Code("keep_record", _keep_record)})
+        return Route(classifier, {"messy": self.design_chain(env), "clean": Code("keep_record", _keep_record)})
 
-    def _orchestrate(self, env: Environment) -> Orchestrate:
+    def design_orchestrate(self, env: Environment) -> Orchestrate:
         return Orchestrate(
             planner=LLM("plan", f"{MARK} {pt.PLAN}: list one subtask per field listed under Fields, as a JSON array of "
                         'strings of the form "normalise the <field> field". Reply with the JSON only.\n\n{task}',
@@ -220,13 +178,13 @@ class Pipeline:
                             "by ' | ', with the name as 'Last, First'. Reply with the line only.\n\n{input}", SYSTEM),
         )
 
-    def _parallel(self, env: Environment) -> Parallel:
+    def design_parallel(self, env: Environment) -> Parallel:
         def by_line(drafts: list[str]) -> str:  # a vote on the line each draft gives, not on its wording
             return vote(drafts, lambda d: answer_line(d, env.state["fields"]) or d.strip())
 
         return Parallel(vote=LLM("draft", "{task}\n\nReply with the line only.", SYSTEM), n=3, aggregate=by_line)
 
-    def _evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
+    def design_evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
         generator = LLM("generate", f"{MARK} {pt.GENERATE}; reply with the line only.\n\n{{task}}\n\nFeedback on your "
                         "previous attempt (none in the first round): {feedback}", SYSTEM)
         evaluator = LLM("evaluate", f"{MARK} {pt.EVALUATE} against the record in the task. Reply PASS if it is exactly "
@@ -234,7 +192,7 @@ class Pipeline:
                         SYSTEM)
         return EvaluateOptimize(generator, evaluator, max_rounds=3)
 
-    def _agent(self, env: Environment) -> Agent:
+    def design_agent(self, env: Environment) -> Agent:
         return Agent(system=f"{SYSTEM} {pt.AGENT_HINT}", tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:

@@ -11,10 +11,10 @@ The fixed workflows (chain, route, orchestrate, parallel, evaluate_optimize) fol
 `depth` references, a DESIGN parameter (default `auto`: the largest `hops`, so every instance is
 within reach; a smaller depth is a sweep away): a walk longer than that cannot succeed. `single`
 cannot solve the family by construction: one round of tools reads the start page only. The agent reads
-until it finds the answer. Grading (`readers.multihop_value`): the one value of the asked attribute's
+until it finds the answer. Grading (`answers.multihop_value`): the one value of the asked attribute's
 shape in the final answer (after the last `ANSWER:`/`Answer:` label if any; markdown, a sentence
 around it and quoted evidence set aside) must equal the fact, case-blind; 1.0 or 0.0. Two values of
-that shape are ambiguous (0). The fixed steps' replies are read as leniently (`readers.multihop_step`).
+that shape are ambiguous (0). The fixed steps' replies are read as leniently (`answers.multihop_step`).
 """
 
 from __future__ import annotations
@@ -30,16 +30,37 @@ import networkx as nx
 from patterns import workflows as wf
 from patterns.run import Run
 from patterns.sim.policy import CROWDING
-from patterns.tools import ToolSet, tool
+from patterns.tools import ToolSet
 from patterns.workflows import LLM, Step, ToolStep
 
-from . import multihop_policy as mp
-from .base import PATTERNS, Environment, Instance, IntRange, Param, design_bound, init_params, positive_int
-from .multihop_params import bounded as _bounded
-from .multihop_params import distinct_ids as _ids
-from .multihop_params import non_negative_float
-from .multihop_policy import MARK, ONE_ROUND, MultihopPolicy
-from .readers import answer_vote, multihop_next_id, multihop_step, multihop_value
+from ..base import (
+    Environment,
+    Instance,
+    IntRange,
+    Param,
+    bounded,
+    design_bound,
+    design_of,
+    init_params,
+    non_negative,
+    positive_int,
+)
+from .answers import answer_vote, multihop_next_id, multihop_step, multihop_value
+from .policy import MultihopPolicy
+from .prompts import (
+    AGENT_SYSTEM,
+    CLASSIFY_PROMPT,
+    DIRECT_PROMPT,
+    FOLLOW_PROMPT,
+    MARK,
+    PLAN_PROMPT,
+    REVIEW_PROMPT,
+    SINGLE_SYSTEM,
+    SYNTH_PROMPT,
+    step_prompt,
+)
+from .skills import distinct_ids as _ids
+from .tools import make_tools
 
 MAX_HOPS, MAX_DISTRACTORS = 20, 5
 FIRST = ("Ana", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam",
@@ -56,42 +77,6 @@ ASIDES_PROJECT = ("Its sponsor, {m}, is described in {d}.", "Its design review w
 ASIDES_PERSON = ("{n}'s former manager, {m}, is described in {d}.", "{n}'s mentor is {m} (see {d}).",
                  "{n} shares a desk with {m}; see {d}.", "{n}'s deputy, {m}, has a profile in {d}.",
                  "{n} once reviewed the {q} project with {m} ({d}).")
-
-AGENT_SYSTEM = (f"{MARK} You answer questions about a company knowledge base. Read documents with read_document, "
-                f"{mp.AGENT}: follow the references from the starting document until you reach the document that "
-                "answers the question; if a document turns out not to fit, go back to the last one that did. "
-                "Then reply with only the answer.")
-SINGLE_SYSTEM = (f"{MARK} You answer questions about a company knowledge base. You have {ONE_ROUND} you must "
-                 "answer from what you read: reply with only the answer, or UNKNOWN: <why>.")
-FOLLOW_PROMPT = (f"{MARK} Question: {{task}}\n\n{mp.FOLLOW}:\n<document>\n{{input}}\n</document>\n\n"
-                 "If it answers the question, reply `ANSWER: <answer>`. If it is not about the question, reply "
-                 "`DEAD END: <why>`. Otherwise reply `NEXT: <doc id>` with the one reference that leads toward "
-                 "the answer.")
-CLASSIFY_PROMPT = (f"{MARK} Before answering, classify this question: {{task}}\n\nRead the starting document with "
-                   f"read_document, then {mp.CLASSIFY}: `direct` if that document itself answers the question, "
-                   "`follow` if it only refers to other documents.")
-DIRECT_PROMPT = (f"{MARK} {mp.DIRECT}: {{task}}\n\nRead it with read_document: you "
-                 f"have {ONE_ROUND} reply with only the answer, or UNKNOWN: <why> if it does not say.")
-PLAN_PROMPT = (f"{MARK} Plan the work for this question: {{task}}\n\nRead the starting document with read_document, "
-               f"then {mp.PLAN}, one per document it refers to, each written \"Follow doc-NNNN and report where it "
-               "leads.\"")
-SYNTH_PROMPT = (f"{MARK} {mp.SYNTHESIZE} into the final answer.\n\n{{input}}\n\nReply `ANSWER: <answer>` with the "
-                "answer a worker found for the question, or `UNKNOWN` if none did.")
-REVIEW_PROMPT = (f"{MARK} Check a reply to this question: {{task}}\n\n<reply>\n{{input}}\n</reply>\n\nAn answer is "
-                 "right only if the document it quotes says that person is the current owner and the value "
-                 f"matches that document. {mp.REVIEW} it is right; otherwise reply `FAIL: <what to do next>`.")
-
-
-def step_prompt(text: str, task: str) -> str:
-    """The evaluator-optimizer's generator: one hop per round, carrying its position in its reply."""
-    head = (f"{MARK} Question: {task}\n\n{mp.GENERATE}: read one document with read_document ({ONE_ROUND} reply). "
-            "If it answers the question, reply `ANSWER: <answer> (from <doc id>: \"<its first two sentences>\")`; "
-            "otherwise reply `NEXT: <doc id> (from <the doc id you read>)` naming the reference to follow next.")
-    if text == task:
-        return head + "\n\nBegin with the starting document."
-    return (head + f"\n\nYour previous reply:\n<reply>\n{text}\n</reply>\n"
-            "Reviewer's feedback:\n<feedback>\n{feedback}\n</feedback>")
-
 
 def done(text: str) -> bool:
     """Has the walk ended (a line leading with ANSWER, DEAD END or UNKNOWN, in any case or markdown)?"""
@@ -157,14 +142,14 @@ class Multihop:
     natural_workflow = "chain"
     description = "Follow references through documents to the one holding the answer; the hop count is hidden."
     PARAMS: ClassVar[dict[str, Param]] = {
-        "hops": Param("1-6", _bounded(IntRange.parse, 1, MAX_HOPS, "hops"),
+        "hops": Param("1-6", bounded(IntRange.parse, 1, MAX_HOPS, "hops"),
                       f"references to follow from the starting document to the answer (a range, at most {MAX_HOPS})"),
-        "distractors": Param(2, _bounded(int, 0, MAX_DISTRACTORS, "distractors"),
+        "distractors": Param(2, bounded(int, 0, MAX_DISTRACTORS, "distractors"),
                              "distractor references in each document on the path"),
         "depth": Param("auto", design_bound, "design: references the fixed workflows follow before they give up; "
                                              "auto = the largest hops"),
         "votes": Param(3, positive_int, "design: independent walks the parallel (voting) design runs"),
-        "crowding": Param(CROWDING, non_negative_float, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
+        "crowding": Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
     }
 
     def __init__(self, **params: Any) -> None:
@@ -230,47 +215,38 @@ class Multihop:
 
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         state: dict[str, Any] = {"documents": dict(instance.data["documents"]), "reads": []}
-
-        @tool(timeout_s=None)
-        def read_document(doc_id: str) -> str:
-            """Read one document of the knowledge base by its id: its title and text. Documents mention other
-            documents by id.
-
-            Args:
-                doc_id: the document's id as written in the question or in another document, e.g. "doc-4821".
-            """
-            key = doc_id.strip().lower()
-            key = f"doc-{key}" if key.isdigit() else key
-            state["reads"].append(key)
-            if key not in state["documents"]:
-                raise LookupError(f"no document {doc_id!r} in the knowledge base; check the id "
-                                  "(ids look like doc-4821)")
-            return str(state["documents"][key])
-
-        return Environment(tools=ToolSet([read_document]), state=state)
+        return Environment(tools=make_tools(state), state=state)
 
     def design(self, pattern: str, env: Environment) -> Any:
-        tools, depth = env.tools, self.depth
-        answer = wf.Code("answer", final_answer)
-        if pattern == "single":
-            return wf.Single(system=SINGLE_SYSTEM, tools=tools)
-        if pattern == "chain":
-            return wf.Chain([*walk(tools, depth), answer])
-        if pattern == "route":
-            return wf.Route(LLM("classify", CLASSIFY_PROMPT, tools=tools),
-                            {"direct": LLM("direct", DIRECT_PROMPT, tools=tools),
-                             "follow": wf.Chain([*walk(tools, depth), answer], name="follow")})
-        if pattern == "orchestrate":  # the planner reads the start; each worker walks one of its references
-            worker = wf.Chain(walk(tools, depth - 1), name="walk")
-            return wf.Orchestrate(LLM("plan", PLAN_PROMPT, tools=tools), worker, LLM("synthesize", SYNTH_PROMPT))
-        if pattern == "parallel":
-            return wf.Parallel(vote=wf.Chain(walk(tools, depth), name="walk"), n=self.votes, aggregate=vote_answers)
-        if pattern == "evaluate_optimize":  # one hop per round: depth references need depth + 1 rounds
-            return wf.EvaluateOptimize(LLM("step", step_prompt, tools=tools), LLM("review", REVIEW_PROMPT),
-                                       max_rounds=depth + 1)
-        if pattern == "agent":
-            return wf.Agent(system=AGENT_SYSTEM, tools=tools)
-        raise ValueError(f"unknown pattern {pattern!r} for {self.name}: choose from {', '.join(PATTERNS)}")
+        return design_of(self, pattern, env)
+
+    def design_single(self, env: Environment) -> wf.Single:
+        return wf.Single(system=SINGLE_SYSTEM, tools=env.tools)
+
+    def design_chain(self, env: Environment) -> wf.Chain:
+        return wf.Chain([*walk(env.tools, self.depth), wf.Code("answer", final_answer)])
+
+    def design_route(self, env: Environment) -> wf.Route:
+        follow = wf.Chain([*walk(env.tools, self.depth), wf.Code("answer", final_answer)], name="follow")
+        return wf.Route(LLM("classify", CLASSIFY_PROMPT, tools=env.tools),
+                        {"direct": LLM("direct", DIRECT_PROMPT, tools=env.tools), "follow": follow})
+
+    def design_orchestrate(self, env: Environment) -> wf.Orchestrate:
+        # the planner reads the start; each worker walks one of its references
+        worker = wf.Chain(walk(env.tools, self.depth - 1), name="walk")
+        return wf.Orchestrate(LLM("plan", PLAN_PROMPT, tools=env.tools), worker, LLM("synthesize", SYNTH_PROMPT))
+
+    def design_parallel(self, env: Environment) -> wf.Parallel:
+        return wf.Parallel(vote=wf.Chain(walk(env.tools, self.depth), name="walk"), n=self.votes,
+                           aggregate=vote_answers)
+
+    def design_evaluate_optimize(self, env: Environment) -> wf.EvaluateOptimize:
+        # one hop per round: depth references need depth + 1 rounds
+        return wf.EvaluateOptimize(LLM("step", step_prompt, tools=env.tools), LLM("review", REVIEW_PROMPT),
+                                   max_rounds=self.depth + 1)
+
+    def design_agent(self, env: Environment) -> wf.Agent:
+        return wf.Agent(system=AGENT_SYSTEM, tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
         got = multihop_value(instance.data["attribute"], output or "")

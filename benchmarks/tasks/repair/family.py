@@ -1,6 +1,6 @@
 """`repair`: fix a config file until its validator passes; how many faults it has is hidden.
 
-Each instance is a `key = value` file for a made-up service (schema in `repair_files.py`) with
+Each instance is a `key = value` file for a made-up service (schema in `tools.py`) with
 `faults` corrupted lines: a line that is not `key = value`, a misspelt key, or a value that
 breaks its rule (`port = eighty`, `log_level = warning`, `tls = yes`). `validate` reports the
 first problem only, so each validation reveals the next fault: the number of steps cannot be
@@ -39,54 +39,34 @@ from patterns.workflows import (
     ToolStep,
 )
 
-from .base import PATTERNS, Environment, Instance, IntRange, Param, design_bound, init_params, positive_int
-from .readers import proposal_vote, repair_proposal
-from .repair_files import KEY_LINE, SCHEMA, Rule, Sandbox, file_tools, first_problem
-from .repair_policy import (
-    CLASSIFY,
-    EVALUATE,
-    FIX,
-    NO_EDIT,
-    PLAN,
-    PROPOSE,
-    SPECIALIST,
-    SYNTHESIZE,
-    TASK,
-    RepairPolicy,
+from ..base import (
+    Environment,
+    Instance,
+    IntRange,
+    Param,
+    design_bound,
+    design_of,
+    init_params,
+    non_negative,
+    positive_int,
 )
-
-SYSTEM = ("[repair] You repair configuration files so that they pass their validator. Only the validator knows "
-          "the schema, and it reports one problem at a time. Use the tools; never claim a file is valid without "
-          "validating it.")
-PROMPT = (TASK + " the configuration file `{path}` in the working directory fails validation. Fix it: run "
-          "validate, fix the problem it reports (replace_line is the simplest edit), and validate again. It reports "
-          "one problem at a time, so repeat until it answers OK. Then reply with one line starting with DONE.")
-FIX_PROMPT = (FIX + " the file `{path}`. The validator's latest report:\n{{input}}\n\nIf it reports a problem, fix "
-              "that line with ONE replace_line call (the report gives the line number) and reply with one sentence "
-              "saying what you changed. If it says the file is valid, reply 'Nothing to fix.' and call no tool.")
-GENERATOR = (FIX + " the file `{path}`. Your previous output (in the first round, the validator's report):\n{{input}}"
-             "\n\nEvaluator feedback (the latest validator report, if any):\n{{feedback}}\n\nFix the latest reported "
-             "problem with ONE replace_line call and reply with one sentence saying what you changed.")
-WORKER = (FIX + " the file `{path}`. Your subtask:\n{{input}}\n\nFix the problem it quotes with ONE replace_line "
-          "call and reply with one sentence saying what you changed.")
-SPECIALISTS = {"syntax": "lines that are not in 'key = value' form", "key": "unknown, misspelt or duplicate keys",
-               "value": "values that break their rule (type, range or allowed values)"}
-SPECIALIST_PROMPT = (SPECIALIST + " ({label}): the file `{path}`. You handle {help}. The validator's report:\n"
-                     "{{input}}\n\nIf it is a {label} problem, fix that line with ONE replace_line call and say what "
-                     "you changed; otherwise change nothing and say so.")
-CLASSIFIER = (CLASSIFY + " which kind of problem does this validator report describe?\n{input}\n\nAnswer with one "
-              "word: syntax (a line not in 'key = value' form), key (an unknown, duplicate or missing key) or value "
-              "(a value that breaks its rule).")
-PLANNER = (PLAN + " the file `{path}` must pass its validator. Run validate once, then plan the fix: reply with a "
-           "JSON array of subtasks, one per problem the validator reported, each quoting the problem (line number "
-           "and message) so that a worker can fix it with one replace_line call.\n\nTask: {{task}}")
-SYNTHESIZER = (SYNTHESIZE + " workers have edited `{path}`; their reports are below. Run validate once and reply "
-               "with one line: DONE if it passes, otherwise NOT FIXED and the problem it reports.\n\n{{input}}")
-EVALUATOR = (EVALUATE + " a fixer has just edited `{path}` and says:\n{{input}}\n\nRun validate once. Reply PASS if "
-             "it answers OK; otherwise reply FAIL followed by the validator's report, word for word.")
-PROPOSER = (PROPOSE + " the file `{path}`. The validator's latest report:\n{{input}}\n\nPropose the corrected line. "
-            f"Reply with exactly 'replace line N with: <new line>' (N from the report), or '{NO_EDIT}' if the file "
-            "is valid.")
+from .answers import proposal_vote, repair_proposal
+from .policy import RepairPolicy
+from .prompts import (
+    CLASSIFIER,
+    EVALUATOR,
+    FIX_PROMPT,
+    GENERATOR,
+    PLANNER,
+    PROMPT,
+    PROPOSER,
+    SPECIALIST_PROMPT,
+    SPECIALISTS,
+    SYNTHESIZER,
+    SYSTEM,
+    WORKER,
+)
+from .tools import KEY_LINE, SCHEMA, Rule, Sandbox, first_problem, make_tools
 
 FILES = ("app.conf", "service.conf", "gateway.conf", "worker.conf", "api.conf")
 TYPICAL: dict[str, tuple[Any, ...]] = {
@@ -110,13 +90,6 @@ def _faults(text: str | int | IntRange) -> IntRange:
     value = IntRange.parse(text)
     if value.high > len(SCHEMA):
         raise ValueError(f"at most {len(SCHEMA)} faults fit in a file of {len(SCHEMA)} keys, got {value}")
-    return value
-
-
-def _non_negative(text: str | float) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise ValueError(f"expected a number >= 0, got {text!r}")
     return value
 
 
@@ -165,10 +138,30 @@ def _corrupt(key: str, value: str, rng: random.Random) -> tuple[str, str]:
 
 class ApplyEdit(ToolStep):
     """A fixed replace_line call that applies a voted proposal; a 'nothing to fix' proposal calls nothing.
-    A proposal is read leniently (`readers.repair_proposal`: any case, markdown, fenced or on the next line)."""
+    A proposal is read leniently (`answers.repair_proposal`: any case, markdown, fenced or on the next line)."""
 
     async def __call__(self, run: Run, text: str) -> str:
         return await super().__call__(run, text) if repair_proposal(text) is not None else text
+
+
+def _only(env: Environment, name: str) -> ToolSet:
+    return ToolSet([env.tools.tools[name]])
+
+
+def _validate(env: Environment, step: str) -> ToolStep:
+    path: str = env.state["path"]
+    return ToolStep(step, env.tools, "validate", lambda _text: {"path": path})
+
+
+def _fix_rounds(env: Environment, first: int, last: int) -> list[Any]:
+    """Rounds first..last of validate -> fix, the fixer editing with replace_line only."""
+    prompt, editor = FIX_PROMPT.format(path=env.state["path"]), _only(env, "replace_line")
+    return [s for r in range(first, last + 1) for s in (_validate(env, f"validate_{r}"),
+            LLM(f"fix_{r}", prompt, SYSTEM, editor))]
+
+
+def _finish(env: Environment) -> list[Any]:
+    return [_validate(env, "validate_final"), Code("report", _report)]
 
 
 def _report(validation: str) -> str:
@@ -189,7 +182,7 @@ class Repair:
         "rounds": Param("auto", design_bound, "design: validate→fix rounds of the fixed designs (chain, route, "
                                               "parallel, evaluate_optimize); auto = the largest fault count"),
         "voters": Param(3, positive_int, "parallel: proposals voted on per fix"),
-        "crowding": Param(CROWDING, _non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
+        "crowding": Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
     }
 
     def __init__(self, **params: Any) -> None:
@@ -219,7 +212,7 @@ class Repair:
         (root / instance.data["path"]).write_text(instance.data["faulty"], encoding="utf-8")
         # `path` is public (the prompt names it); the ground truth stays in instance.data
         state = {"root": root, "path": instance.data["path"]}
-        return Environment(tools=ToolSet(file_tools(Sandbox(root))), state=state)
+        return Environment(tools=make_tools(Sandbox(root)), state=state)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
         target = Path(env.state["root"]) / instance.data["path"]
@@ -231,51 +224,51 @@ class Repair:
         return RepairPolicy(crowding=self.crowding)
 
     def design(self, pattern: str, env: Environment) -> Any:
-        if pattern not in PATTERNS:
-            raise ValueError(f"unknown pattern {pattern!r} for task 'repair': choose from {', '.join(PATTERNS)}")
-        path: str = env.state["path"]
-        tools = env.tools.tools
-        editor = ToolSet([tools["replace_line"]])
-        checker = ToolSet([tools["validate"]])
+        return design_of(self, pattern, env)
 
-        def validate(step: str) -> ToolStep:
-            return ToolStep(step, env.tools, "validate", lambda _text: {"path": path})
+    def design_single(self, env: Environment) -> Single:
+        return Single(system=SYSTEM, tools=env.tools)
 
-        def fix_rounds(first: int, last: int) -> list[Any]:
-            return [s for r in range(first, last + 1) for s in (validate(f"validate_{r}"),
-                    LLM(f"fix_{r}", FIX_PROMPT.format(path=path), SYSTEM, editor))]
+    def design_agent(self, env: Environment) -> Agent:
+        return Agent(system=SYSTEM, tools=env.tools)
 
-        finish = [validate("validate_final"), Code("report", _report)]
-        if pattern == "single":
-            return Single(system=SYSTEM, tools=env.tools)
-        if pattern == "agent":
-            return Agent(system=SYSTEM, tools=env.tools)
-        if pattern == "chain":
-            return Chain([*fix_rounds(1, self.rounds), *finish])
-        if pattern == "route":
-            routes = {label: Chain([LLM("fix_1", SPECIALIST_PROMPT.format(label=label, path=path, help=help_),
-                                        SYSTEM, editor), *fix_rounds(2, self.rounds), *finish])
-                      for label, help_ in SPECIALISTS.items()}
-            return Chain([validate("validate_1"), Route(LLM("classify", CLASSIFIER, SYSTEM), routes)],
-                         name="route", pattern="route")
-        if pattern == "orchestrate":
-            return Orchestrate(LLM("plan", PLANNER.format(path=path), SYSTEM, checker),
-                               LLM("worker", WORKER.format(path=path), SYSTEM, editor),
-                               LLM("synthesize", SYNTHESIZER.format(path=path), SYSTEM, checker))
-        if pattern == "parallel":
-            def apply(proposal: str) -> dict[str, Any]:
-                found = repair_proposal(proposal)
-                assert found is not None  # ApplyEdit only calls it on a proposal
-                return {"path": path, "line_no": found[0], "text": found[1]}
+    def design_chain(self, env: Environment) -> Chain:
+        return Chain([*_fix_rounds(env, 1, self.rounds), *_finish(env)])
 
-            steps = [s for r in range(1, self.rounds + 1) for s in (
-                validate(f"validate_{r}"),
-                Parallel(vote=LLM(f"propose_{r}", PROPOSER.format(path=path), SYSTEM), n=self.voters,
-                         aggregate=proposal_vote, name=f"vote_{r}"),
-                ApplyEdit(f"apply_{r}", env.tools, "replace_line", apply))]
-            return Chain([*steps, *finish], name="parallel", pattern="parallel")
-        return Chain([validate("validate_1"),
-                      EvaluateOptimize(LLM("fix", GENERATOR.format(path=path), SYSTEM, editor),
-                                       LLM("evaluate", EVALUATOR.format(path=path), SYSTEM, checker),
-                                       max_rounds=self.rounds), *finish],
+    def design_route(self, env: Environment) -> Chain:
+        path = env.state["path"]
+        routes = {label: Chain([LLM("fix_1", SPECIALIST_PROMPT.format(label=label, path=path, help=help_),
+                                    SYSTEM, _only(env, "replace_line")), *_fix_rounds(env, 2, self.rounds),
+                                *_finish(env)])
+                  for label, help_ in SPECIALISTS.items()}
+        return Chain([_validate(env, "validate_1"), Route(LLM("classify", CLASSIFIER, SYSTEM), routes)],
+                     name="route", pattern="route")
+
+    def design_orchestrate(self, env: Environment) -> Orchestrate:
+        path, editor, checker = env.state["path"], _only(env, "replace_line"), _only(env, "validate")
+        return Orchestrate(LLM("plan", PLANNER.format(path=path), SYSTEM, checker),
+                           LLM("worker", WORKER.format(path=path), SYSTEM, editor),
+                           LLM("synthesize", SYNTHESIZER.format(path=path), SYSTEM, checker))
+
+    def design_parallel(self, env: Environment) -> Chain:
+        path = env.state["path"]
+
+        def apply(proposal: str) -> dict[str, Any]:
+            found = repair_proposal(proposal)
+            assert found is not None  # ApplyEdit only calls it on a proposal
+            return {"path": path, "line_no": found[0], "text": found[1]}
+
+        steps = [s for r in range(1, self.rounds + 1) for s in (
+            _validate(env, f"validate_{r}"),
+            Parallel(vote=LLM(f"propose_{r}", PROPOSER.format(path=path), SYSTEM), n=self.voters,
+                     aggregate=proposal_vote, name=f"vote_{r}"),
+            ApplyEdit(f"apply_{r}", env.tools, "replace_line", apply))]
+        return Chain([*steps, *_finish(env)], name="parallel", pattern="parallel")
+
+    def design_evaluate_optimize(self, env: Environment) -> Chain:
+        path = env.state["path"]
+        return Chain([_validate(env, "validate_1"),
+                      EvaluateOptimize(LLM("fix", GENERATOR.format(path=path), SYSTEM, _only(env, "replace_line")),
+                                       LLM("evaluate", EVALUATOR.format(path=path), SYSTEM, _only(env, "validate")),
+                                       max_rounds=self.rounds), *_finish(env)],
                      name="evaluate_optimize", pattern="evaluate_optimize")

@@ -2,7 +2,7 @@
 
 Reading a record (`parse_record`), normalising each value (`NORMALISERS`), laying out the line
 (`format_line`), re-reading a mis-laid line (`reparse`), and the plausible slip of each step
-(`extract`, `normalise`, `lay_out` with `ok=False`); `pipeline_policy` decides when to slip.
+(`extract`, `normalise`, `lay_out` with `ok=False`); `policy` decides when to slip.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import itertools
 import random
 import re
 
-from .pipeline_text import ALIASES, FIELDS, MONTHS
+from .prompts import ALIASES, FIELDS, MONTHS
 
 _ALIAS_FIELD = {alias: f for f, aliases in ALIASES.items() for alias in aliases}
 _KEY = re.compile(r"^\s*(?P<key>" + "|".join(re.escape(a) for a in sorted(_ALIAS_FIELD, key=len, reverse=True))

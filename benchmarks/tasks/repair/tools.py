@@ -7,7 +7,7 @@ rule — then any missing key; `None` means the file is valid. Because it stops 
 problem, each validation reveals one fault: that is what makes the number of steps unknowable.
 The rules live here only; a model learns them from the validator's reports.
 
-The file tools (`file_tools`) work inside one trial's directory: a path that is absolute, has
+The file tools (`make_tools`) work inside one trial's directory: a path that is absolute, has
 `..`, or resolves (through a symlink) outside the directory is refused with a `PermissionError`
 that the ToolSet turns into an `is_error` result. Nothing here runs a shell or evaluates text.
 """
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from patterns.tools import Tool, tool
+from patterns.tools import ToolSet, tool
 
 KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$")
 MAX_FILE_CHARS = 64_000
@@ -143,7 +143,7 @@ def _overwrite(full: Path, text: str) -> None:
         handle.truncate()
 
 
-def file_tools(box: Sandbox) -> list[Tool]:
+def make_tools(box: Sandbox) -> ToolSet:
     """read_file, write_file, replace_line and validate, as closures over one trial's sandbox."""
 
     @tool(timeout_s=None)
@@ -206,4 +206,4 @@ def file_tools(box: Sandbox) -> list[Tool]:
         """
         return validation_report(path, box.existing(path).read_text(encoding="utf-8"))
 
-    return [read_file, write_file, replace_line, validate]
+    return ToolSet([read_file, write_file, replace_line, validate])

@@ -3,7 +3,7 @@
 "What is the total stock of these products: A-17, B-03, C-44?" — a `get_item(item_id)` tool
 returns one product's record (id, name, stock, price); the answer is the sum of the stock, the
 highest price, or the name of the cheapest product (one question kind per instance), graded by
-`readers.fanout_score`: the one value the (last) `ANSWER:` line gives, however it is formatted
+`answers.fanout_score`: the one value the (last) `ANSWER:` line gives, however it is formatted
 (numbers as decimals, product ids set aside, names case- and punctuation-blind); two candidate
 values, or a product named that is not the answer's own, score 0.
 The lookups are independent, so the graph can be drawn once the ids are read. The designs:
@@ -34,30 +34,15 @@ import networkx as nx
 
 from patterns.run import Failure, Run
 from patterns.sim.policy import CROWDING
-from patterns.tools import ToolSet, tool
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Gate, Orchestrate, Parallel, Route, Single, ToolStep
 
-from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
-from .fanout_policy import ITEM_ID, KINDS, SUBTASK, FanoutPolicy, unique
-from .readers import failed_lookups, fanout_score
+from ..base import Environment, Instance, IntRange, Param, design_of, init_params, non_negative
+from .answers import failed_lookups, fanout_score
+from .policy import FanoutPolicy
+from .prompts import AGENT_SYSTEM, AGGREGATE, HANDLERS, ITEM_ID, KINDS, ONE_ROUND, QUESTIONS, SUBTASK, SYSTEM
+from .skills import unique
+from .tools import make_tools
 
-SYSTEM = ("[fanout] You answer questions about products in a store catalog. Product ids look like A-17. "
-          "Read product records with the get_item tool; never guess a value.")
-AGENT_SYSTEM = (SYSTEM + " [fanout:agent] Call get_item for every product the question names (several calls "
-                "in one turn are fine). If a lookup fails, check the id against the question and try again. "
-                "When you have every record, answer.")
-ONE_ROUND = ("You get one round of tool calls: call get_item for every product at once, then answer from the "
-             "results (there is no second round).")
-QUESTIONS = {
-    "total": "What is the total stock of these products: {ids}? Give the number of units.",
-    "max": "What is the highest price among these products: {ids}? Give the price in dollars.",
-    "cheapest": "Which of these products is the cheapest: {ids}? Give its name.",
-}
-HANDLERS = {"total": "Answer with the total stock (the sum of the stock of every product).",
-            "max": "Answer with the highest price among the products.",
-            "cheapest": "Answer with the name of the cheapest product."}
-AGGREGATE = ("[fanout:aggregate] Question: {task}\n\nRecords:\n{input}\n\n"
-             "Answer the question from these records only.")
 ADJECTIVES = ("Blue", "Steel", "Compact", "Deluxe", "Classic", "Smart", "Tiny", "Rugged", "Silent", "Golden")
 NOUNS = ("Kettle", "Lamp", "Drill", "Backpack", "Blender", "Router", "Tent", "Speaker", "Mixer", "Heater")
 
@@ -66,13 +51,6 @@ def _items(text: str | int | IntRange) -> IntRange:
     value = IntRange.parse(text)
     if value.low < 2:
         raise ValueError(f"an aggregate needs at least 2 items, got {value}")
-    return value
-
-
-def _crowding(text: str | float) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise ValueError(f"expected a number >= 0, got {text!r}")
     return value
 
 
@@ -125,7 +103,7 @@ class Fanout:
     PARAMS: ClassVar[dict[str, Param]] = {
         "items": Param("2-8", _items, "how many products a question names (a range, drawn per instance)"),
         "questions": Param("total/max/cheapest", _questions, "question kinds to draw from, joined by /"),
-        "crowding": Param(CROWDING, _crowding, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
+        "crowding": Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
     }
     items: IntRange
     questions: str
@@ -160,36 +138,15 @@ class Fanout:
 
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         state: dict[str, Any] = {"catalog": copy.deepcopy(instance.data["catalog"]), "lookups": []}
-
-        @tool(timeout_s=None)
-        def get_item(item_id: str) -> dict[str, Any]:
-            """Look up one product in the store catalog by its id; returns its record: id, name, stock (units
-            on hand) and price (US dollars).
-
-            Args:
-                item_id: the product id exactly as the question writes it, e.g. "A-17".
-            """
-            key = item_id.strip().upper()
-            state["lookups"].append(key)
-            if key not in state["catalog"]:
-                raise LookupError(f"no product has id {item_id!r}; ids are a capital letter, a hyphen and two "
-                                  "digits (e.g. A-17): check the id against the question")
-            return dict(state["catalog"][key])
-
-        return Environment(tools=ToolSet([get_item]), state=state)
+        return Environment(tools=make_tools(state), state=state)
 
     def design(self, pattern: str, env: Environment) -> Any:
-        builders: dict[str, Callable[[Environment], Any]] = {
-            "single": self._single, "chain": self._chain, "route": self._route, "orchestrate": self._orchestrate,
-            "parallel": self._parallel, "evaluate_optimize": self._evaluate_optimize, "agent": self._agent}
-        if pattern not in builders:
-            raise ValueError(f"unknown pattern {pattern!r} for task 'fanout': choose from {', '.join(PATTERNS)}")
-        return builders[pattern](env)
+        return design_of(self, pattern, env)
 
-    def _single(self, env: Environment) -> Single:
+    def design_single(self, env: Environment) -> Single:
         return Single(f"[fanout:single] {{task}}\n\n{ONE_ROUND}", SYSTEM, env.tools)
 
-    def _chain(self, env: Environment) -> Chain:
+    def design_chain(self, env: Environment) -> Chain:
         lookup = LLM("lookup", "[fanout:lookup] {task}\n\nCall get_item for every product named above, all in "
                      "one round. Then list what the lookups returned, one line per product: `ID: <record>` "
                      "(or `ID: not found`). Do not answer the question yet.", SYSTEM, env.tools)
@@ -200,7 +157,7 @@ class Fanout:
 
         return Chain([lookup, Gate("all_found", all_found), LLM("aggregate", AGGREGATE, SYSTEM)])
 
-    def _route(self, env: Environment) -> Route:
+    def design_route(self, env: Environment) -> Route:
         classify = LLM("classify", "[fanout:classify] Classify the question below by what it asks for. Reply "
                        "with one word: total (a sum of stock), max (the dearest price) or cheapest (the name of "
                        "the lowest-priced product).\n\nQuestion: {task}", SYSTEM)
@@ -208,7 +165,7 @@ class Fanout:
                     for kind in KINDS}
         return Route(classify, handlers)
 
-    def _orchestrate(self, env: Environment) -> Orchestrate:
+    def design_orchestrate(self, env: Environment) -> Orchestrate:
         example = SUBTASK.format(id="<ID>")
         planner = LLM("plan", f"[fanout:plan] {{task}}\n\nPlan the lookups this question needs: reply with only "
                       f"a JSON array of subtasks, one per product named in it, each worded `{example}`", SYSTEM)
@@ -220,11 +177,11 @@ class Fanout:
         limit = max(16, 2 * self.items.high)  # the family's knob, not the instance: the author knows it
         return Orchestrate(planner, worker, synthesizer, max_workers=8, max_subtasks=limit)
 
-    def _parallel(self, env: Environment) -> ItemSections:
+    def design_parallel(self, env: Environment) -> ItemSections:
         lookup = ToolStep("get_item", env.tools, "get_item", lambda item_id: {"item_id": item_id})
         return ItemSections(branches=(lookup,), aggregate=LLM("aggregate", AGGREGATE, SYSTEM))
 
-    def _evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
+    def design_evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
         def generate(text: str, task: str) -> str:
             prompt = (f"[fanout:generate] {task}\n\nCall get_item for every product named above that you have no "
                       "record for yet, all in one round. Then reply with one line per product, `ID: <record>` "
@@ -238,7 +195,7 @@ class Fanout:
                         "answer follow from those records? Reply PASS, or FAIL: <what is wrong>.", SYSTEM)
         return EvaluateOptimize(LLM("generate", generate, SYSTEM, env.tools), evaluator, max_rounds=3)
 
-    def _agent(self, env: Environment) -> Agent:
+    def design_agent(self, env: Environment) -> Agent:
         return Agent(system=AGENT_SYSTEM, tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:

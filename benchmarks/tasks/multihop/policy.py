@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 
 from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
-from .multihop_params import digit_off as _digit_off
-from .multihop_params import misread
+from ..base import marked
+from .prompts import AGENT, CLASSIFY, DIRECT, FOLLOW, GENERATE, MARK, ONE_ROUND, PLAN, REVIEW, SYNTHESIZE
+from .skills import digit_off as _digit_off
+from .skills import misread
 
-MARK = "[multihop]"
 ATTRIBUTES = ("office", "desk phone")
 DOC_ID = re.compile(r"\bdoc-\d+\b")
 QUESTION = re.compile(r"What is the (office|desk phone) of the current owner of the (\w+) project\? "
@@ -49,16 +50,6 @@ _CURRENT = re.compile(r"is the current owner of the (\w+) project")
 _VALUES = re.compile(r"office is ([A-Z]-\d{3}) and desk phone is (555-\d{4})")
 _FROM = re.compile(r"\(from (doc-\d+)")
 
-# Phrases the family's prompts contain: how a step tells the policy what it is asking for.
-AGENT = "as many as you need"
-ONE_ROUND = "one round of tool calls, then"
-DIRECT = "Answer from the starting document alone"
-FOLLOW = "You have just read this document"
-CLASSIFY = "reply with one word"
-PLAN = "reply with only a JSON array of subtasks"
-SYNTHESIZE = "Combine the workers' findings"
-GENERATE = "Make one step of progress"
-REVIEW = "Reply PASS if"
 
 
 @dataclass(frozen=True)
@@ -152,14 +143,14 @@ def _section(text: str, tag: str) -> str:
     return m.group(1) if m else ""
 
 
+@dataclass(frozen=True)
 class MultihopPolicy:
     """See the module docstring."""
 
-    def __init__(self, crowding: float = CROWDING) -> None:
-        self.crowding = crowding
+    crowding: float = CROWDING
 
     def accepts(self, request: Request) -> bool:
-        return MARK in request.system or MARK in request.first_user_text()
+        return marked(request, MARK)
 
     def respond(self, request: Request, decide: Decider) -> Reply:
         prompt = request.first_user_text()

@@ -1,30 +1,8 @@
-"""`multihop`'s parameter parsers, the generator's document ids, and the policy's misreadings of them."""
+"""`multihop`'s document ids: the generator's (never one digit apart) and the policy's misreadings of them."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
-
-from .base import IntRange
-
-
-def bounded(parse: Callable[[Any], Any], low: int, high: int, what: str) -> Callable[[Any], Any]:
-    def check(text: Any) -> Any:
-        value = parse(text)
-        top = value.high if isinstance(value, IntRange) else value
-        bottom = value.low if isinstance(value, IntRange) else value
-        if bottom < low or top > high:
-            raise ValueError(f"{what} must be within {low}-{high}, got {text!r}")
-        return value
-    return check
-
-
-def non_negative_float(text: str | float) -> float:
-    value = float(text)
-    if not value >= 0.0:  # also rejects nan
-        raise ValueError(f"expected a number >= 0, got {text!r}")
-    return value
 
 
 def distinct_ids(rng: random.Random, n: int) -> list[str]:

@@ -10,7 +10,7 @@ Parameters: `issues` (questions per ticket, 1–4, each of a different category;
 `distractors` (extra identifiers the ticket mentions in passing, 0–4, e.g. "my earlier order
 ORD-… arrived fine": a wrong argument picks one and gets a plausible wrong answer), `crowding`.
 Grade: the fraction of the questions whose expected fact (the invoice amount, the delivery date,
-the reset code, the KB article id) the answer states (`readers.support_answered`): some sentence
+the reset code, the KB article id) the answer states (`answers.support_answered`): some sentence
 gives it, in any usual form (`$123.45` or `123.45 USD`, `2024-03-07` or `March 7, 2024`, `RST 1234`),
 and gives no other value of its kind (two amounts for one invoice are ambiguous); 1.0 = all.
 """
@@ -26,12 +26,11 @@ from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from . import support_text as st
-from .base import PATTERNS, Environment, Instance, IntRange, Param, init_params
-from .pipeline_policy import non_negative
-from .readers import is_none, support_answered
-from .support_policy import SupportPolicy
-from .support_tools import support_tools
+from ..base import Environment, Instance, IntRange, Param, design_of, init_params, non_negative
+from . import prompts as st
+from .answers import is_none, support_answered
+from .policy import SupportPolicy
+from .tools import make_tools
 
 NAMES = ("anna", "ben", "chloe", "david", "emma", "felix", "grace", "hugo", "iris", "jack", "lena", "mark")
 DOMAINS = ("example.com", "mail.test")
@@ -173,21 +172,19 @@ class Support:
 
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         state: dict[str, Any] = {**copy.deepcopy(instance.data["db"]), "calls": []}
-        return Environment(tools=support_tools(state), state=state)
+        return Environment(tools=make_tools(state), state=state)
 
     def design(self, pattern: str, env: Environment) -> Any:
-        if pattern not in PATTERNS:
-            raise ValueError(f"unknown pattern {pattern!r} for task {self.name!r}: choose from {', '.join(PATTERNS)}")
-        return getattr(self, f"_{pattern}")(env)
+        return design_of(self, pattern, env)
 
     @staticmethod
     def _only(env: Environment, category: str) -> ToolSet:
         return ToolSet([env.tools.tools[st.TOOL_OF[category]]])
 
-    def _single(self, env: Environment) -> Single:
+    def design_single(self, env: Environment) -> Single:
         return Single(prompt="{task}", system=f"{st.SYSTEM} {st.ONE_ROUND}", tools=env.tools)
 
-    def _chain(self, env: Environment) -> Chain:
+    def design_chain(self, env: Environment) -> Chain:
         return Chain([
             LLM("triage", f"{st.MARK} {st.TRIAGE}: for each separate question in the ticket write one line "
                 "`category: tool {json arguments}`, naming the category (billing, shipping, account or technical), "
@@ -199,7 +196,7 @@ class Support:
                 "line per result, quoting the facts exactly.\n\n{input}", st.SYSTEM),
         ])
 
-    def _route(self, env: Environment) -> Route:
+    def design_route(self, env: Environment) -> Route:
         classifier = LLM("classify", f"{st.MARK} {st.CLASSIFY}: billing, shipping, account or technical? Reply with "
                          "one word.\n\n{task}", st.SYSTEM)
         handlers = {c: LLM(f"handle_{c}", "{task}", f"{st.SYSTEM} {st.HANDLER.format(category=c)}: find the "
@@ -207,7 +204,7 @@ class Support:
                            "facts exactly.", self._only(env, c)) for c in st.CATEGORIES}
         return Route(classifier, handlers)
 
-    def _orchestrate(self, env: Environment) -> Orchestrate:
+    def design_orchestrate(self, env: Environment) -> Orchestrate:
         return Orchestrate(
             planner=LLM("plan", f"{st.MARK} {st.PLAN} as a JSON array of strings, each quoting one question's "
                         "sentence from the ticket with its identifiers. Reply with the JSON only.\n\n{task}",
@@ -218,13 +215,13 @@ class Support:
                             "answer, quoting the facts exactly.\n\n{input}", st.SYSTEM),
         )
 
-    def _parallel(self, env: Environment) -> Parallel:
+    def design_parallel(self, env: Environment) -> Parallel:
         branches = [LLM(f"section_{c}", "{task}", f"{st.SYSTEM} {st.SECTION.format(category=c)}, look it up with "
                         f"{st.TOOL_OF[c]} and answer that question in one line, quoting the facts exactly; "
                         f"otherwise reply exactly {st.NONE}.", self._only(env, c)) for c in st.CATEGORIES]
         return Parallel(branches=branches, aggregate=_join_sections)
 
-    def _evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
+    def design_evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
         generator = LLM("generate", "{task}\n\nFeedback on your previous reply (none in the first round): {feedback}",
                         f"{st.SYSTEM} {st.ONE_ROUND}", env.tools)
         evaluator = LLM("evaluate", f"{st.MARK} {st.EVALUATE}: reply PASS if it answers every question in the ticket "
@@ -233,7 +230,7 @@ class Support:
                         st.SYSTEM)
         return EvaluateOptimize(generator, evaluator, max_rounds=3)
 
-    def _agent(self, env: Environment) -> Agent:
+    def design_agent(self, env: Environment) -> Agent:
         return Agent(system=f"{st.SYSTEM} {st.AGENT_HINT}", tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:

@@ -33,21 +33,15 @@ Crowding: a call that makes k decisions at once errs on each with probability
 from __future__ import annotations
 
 import json
-import math
 import re
+from dataclasses import dataclass
 
 from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
-from . import pipeline_text as pt
-from .pipeline_skills import FIELD_LINE, extract, fields_of, format_line, lay_out, normalise, record_of, reparse, whole
-from .pipeline_text import FIELDS, MARK, layout_of
-
-
-def non_negative(text: str | float) -> float:
-    value = float(text)
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"expected a number >= 0, got {text!r}")
-    return value
+from ..base import marked
+from . import prompts as pt
+from .prompts import FIELDS, MARK, layout_of
+from .skills import FIELD_LINE, extract, fields_of, format_line, lay_out, normalise, record_of, reparse, whole
 
 
 def _text(text: str) -> Reply:
@@ -59,15 +53,15 @@ def _check(line: str, note: str) -> Reply:
     return Reply([{"type": "text", "text": note}, use])
 
 
+@dataclass(frozen=True)
 class PipelinePolicy:
     """See the module docstring. `max_checks` bounds the agent's check-and-fix loop."""
 
-    def __init__(self, crowding: float = CROWDING, max_checks: int = 4) -> None:
-        self.crowding = crowding
-        self.max_checks = max_checks
+    crowding: float = CROWDING
+    max_checks: int = 4
 
     def accepts(self, request: Request) -> bool:
-        return MARK in request.system or MARK in request.first_user_text()
+        return marked(request, MARK)
 
     def respond(self, request: Request, decide: Decider) -> Reply:
         prompt, rng = request.first_user_text(), decide.rng
@@ -154,7 +148,4 @@ class PipelinePolicy:
         ok_extract, ok_normalise = crowded(decide, 2, self.crowding)
         raw = extract(record_of(prompt), [field], ok_extract, decide.rng)
         return f"{field}: {normalise(raw, ok_normalise, decide.rng)[field]}"
-
-    def __repr__(self) -> str:
-        return f"PipelinePolicy(crowding={self.crowding})"
 

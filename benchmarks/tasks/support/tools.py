@@ -20,7 +20,7 @@ def _shaped(value: str, pattern: str, what: str, example: str, hint: str) -> str
     return value
 
 
-def support_tools(state: dict[str, Any]) -> ToolSet:
+def make_tools(state: dict[str, Any]) -> ToolSet:
     """get_invoice, track_order, get_account and search_kb over `state`'s records."""
 
     @tool(timeout_s=None)

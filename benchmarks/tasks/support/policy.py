@@ -1,6 +1,6 @@
 """How SimModel behaves on `support` prompts: it reads the ticket and the tool results, never the truth.
 
-Decisions (one draw each; see `support_reading` for what a wrong one does):
+Decisions (one draw each; see `skills` for what a wrong one does):
 - per question, in the call that plans the lookups: its category (wrong: another category's
   tool) and its argument (wrong: another identifier of that kind in the ticket, else a typo);
   a route handler or parallel section knows its category, so it decides the argument only
@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from patterns.conversation import blocks_of
 from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
-from . import support_text as st
-from .support_reading import (
+from ..base import marked
+from . import prompts as st
+from .skills import (
     CATEGORY_OF_TOOL,
     Issue,
     Ticket,
@@ -62,15 +64,15 @@ def _calls(calls: list[tuple[str, dict[str, str]]], note: str = "Looking this up
     return Reply([{"type": "text", "text": note}, *({"type": "tool_use", "name": t, "input": a} for t, a in calls)])
 
 
+@dataclass(frozen=True)
 class SupportPolicy:
     """See the module docstring."""
 
-    def __init__(self, crowding: float = CROWDING, max_retries: int = 2) -> None:
-        self.crowding = crowding
-        self.max_retries = max_retries
+    crowding: float = CROWDING
+    max_retries: int = 2
 
     def accepts(self, request: Request) -> bool:
-        return st.MARK in request.system or st.MARK in request.first_user_text()
+        return marked(request, st.MARK)
 
     def respond(self, request: Request, decide: Decider) -> Reply:
         prompt, system = request.first_user_text(), request.system
@@ -251,6 +253,3 @@ class SupportPolicy:
             return f"FAIL: the question about {', '.join(missing[0].args.values())} is not answered with a fact."
         about = decide.rng.choice(ticket.issues) if ticket.issues else None
         return f"FAIL: the question about {', '.join(about.args.values()) if about else 'the ticket'} is not answered."
-
-    def __repr__(self) -> str:
-        return f"SupportPolicy(crowding={self.crowding})"
