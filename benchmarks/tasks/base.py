@@ -15,19 +15,21 @@ command line as `name:key=value,...`), it provides:
 - `policy() -> patterns.sim.Policy`: how `SimModel` behaves on this family's prompts. It sees the
   request only; it recognises the family's own prompts in `accepts`;
 - optionally `natural_workflow`: the workflow pattern the family was designed around, declared before
-  any result; `wva criterion` compares the agent with it (without it, with the best workflow, chosen
-  in a way that does not bias the test).
+  any result (each built-in family says why, next to it); `wva criterion` compares the agent with it
+  (without it, with the best workflow, chosen in a way that does not bias the test).
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet
 
 from ..names import PATTERNS  # re-exported: the one list of pattern names
@@ -133,6 +135,10 @@ class Param:
     help: str
 
 
+# The knob every built-in family has (its policy's `crowded` decisions; patterns.sim.policy).
+CROWDING_PARAM = Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each")
+
+
 @runtime_checkable
 class Family(Protocol):
     name: str
@@ -148,6 +154,12 @@ class Family(Protocol):
     def grade(self, instance: Instance, env: Environment, output: str) -> float: ...
 
     def policy(self) -> Any: ...
+
+
+def seeded_instances(family: Any, n: int, seed: int) -> list[Instance]:
+    """`family.instance(i, rng)` for i < n, each from its own generator seeded by (name, seed, i), so
+    that instance i is the same whatever n is, and another seed gives other instances."""
+    return [family.instance(i, random.Random(f"{family.name}:{seed}:{i}")) for i in range(n)]
 
 
 def design_of(family: Any, pattern: str, env: Environment) -> Any:
@@ -185,6 +197,11 @@ def init_params(obj: Any, raw: dict[str, Any]) -> None:
     for key, value in values.items():
         setattr(obj, key, value)
     obj.settings = {k: str(v) for k, v in values.items()}
+
+
+def init_family(family: Any, **params: Any) -> None:
+    """A family's `__init__` (`__init__ = init_family`): `Family(**params)`, validated against PARAMS."""
+    init_params(family, params)
 
 
 def task_label(obj: Any) -> str:

@@ -15,7 +15,6 @@ import pytest
 from benchmarks.tasks.base import PATTERNS, Instance
 from benchmarks.tasks.fanout import Fanout
 from benchmarks.tasks.fanout.policy import FanoutPolicy
-from benchmarks.tasks.registry import load_task
 from patterns.result import Result, Terminal
 from patterns.sim import Decider, Reply, Request, SimModel
 from patterns.workflows import ToolStep, graph_of, run_workflow
@@ -285,22 +284,6 @@ def test_the_tool_normalises_ids_and_explains_unknown_ones() -> None:
     assert json.loads(ok.output) == instance.data["catalog"][item]
     bad = run_workflow(ToolStep("get", tools, "get_item", lambda _: {"item_id": "Z-999"}), SimModel(), "")
     assert bad.terminal is Terminal.ERROR and "no product has id 'Z-999'" in bad.detail
-
-
-@pytest.mark.parametrize("bad", [{"items": "1"}, {"items": "x"}, {"items": "5-2"}, {"crowding": "-1"},
-                                 {"crowding": "lots"}, {"questions": "sum"}, {"nope": "1"}])
-def test_bad_parameters_are_one_line_value_errors(bad: dict[str, str]) -> None:
-    with pytest.raises(ValueError) as info:
-        Fanout(**bad)
-    assert "\n" not in str(info.value)
-
-
-def test_parameters_from_a_task_spec_and_unknown_patterns() -> None:
-    family = load_task("fanout:items=3-5,questions=max/total,crowding=0.5")
-    assert (str(family.items), family.questions, family.crowding) == ("3-5", "max/total", 0.5)
-    assert {i.data["kind"] for i in family.instances(20, 0)} == {"max", "total"}
-    with pytest.raises(ValueError, match="unknown pattern"):
-        family.design("nope", family.environment(family.instances(1, 0)[0], WORK))
 
 
 def test_the_agent_judges_its_own_answer_as_an_evaluator_would() -> None:

@@ -235,13 +235,6 @@ def test_bad_parameters_are_one_line_value_errors(params: dict[str, str]) -> Non
     assert "\n" not in str(info.value) and str(info.value)
 
 
-def test_an_unknown_pattern_is_a_value_error() -> None:
-    family = Multihop()
-    env = family.environment(family.instances(1, seed=0)[0], Path("."))
-    with pytest.raises(ValueError, match="unknown pattern 'nope'"):
-        family.design("nope", env)
-
-
 def test_the_policy_accepts_only_its_own_prompts() -> None:
     policy = MultihopPolicy()
     mine = Request(system="", messages=[{"role": "user", "content": Multihop().instances(1, 0)[0].prompt}],

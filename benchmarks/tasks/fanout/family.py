@@ -33,10 +33,18 @@ from typing import Any, ClassVar
 import networkx as nx
 
 from patterns.run import Failure, Run
-from patterns.sim.policy import CROWDING
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Gate, Orchestrate, Parallel, Route, Single, ToolStep
 
-from ..base import Environment, Instance, IntRange, Param, design_of, init_params, non_negative
+from ..base import (
+    CROWDING_PARAM,
+    Environment,
+    Instance,
+    IntRange,
+    Param,
+    design_of,
+    init_family,
+    seeded_instances,
+)
 from .answers import failed_lookups, fanout_score
 from .policy import FanoutPolicy
 from .prompts import AGENT_SYSTEM, AGGREGATE, HANDLERS, ITEM_ID, KINDS, ONE_ROUND, QUESTIONS, SUBTASK, SYSTEM
@@ -95,28 +103,23 @@ class ItemSections(Parallel):
 
 class Fanout:
     name = "fanout"
-    # Declared before any result: the workflow this family was designed around
-    # (one lookup per id named in the input, sectioned by code);
-    # the criterion compares the agent with it unless told otherwise.
+    # declared before any result (see base): one lookup per id named in the input, sectioned by code
     natural_workflow = "parallel"
     description = "aggregate one fact over N products named in the question (N varies, visible up front)"
     PARAMS: ClassVar[dict[str, Param]] = {
         "items": Param("2-8", _items, "how many products a question names (a range, drawn per instance)"),
         "questions": Param("total/max/cheapest", _questions, "question kinds to draw from, joined by /"),
-        "crowding": Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
+        "crowding": CROWDING_PARAM,
     }
     items: IntRange
     questions: str
     crowding: float
 
-    def __init__(self, **params: Any) -> None:
-        init_params(self, params)
+    __init__ = init_family  # the parameters, parsed and set as attributes
+    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
+    design = design_of  # self.design_<pattern>(env)
 
-    def instances(self, n: int, seed: int) -> list[Instance]:
-        return [self._instance(seed, i) for i in range(n)]
-
-    def _instance(self, seed: int, i: int) -> Instance:
-        rng = random.Random(f"{self.name}:{seed}:{i}")
+    def instance(self, i: int, rng: random.Random) -> Instance:
         n = rng.randint(self.items.low, self.items.high)
         kind = rng.choice(self.questions.split("/"))
         ids: list[str] = []
@@ -139,9 +142,6 @@ class Fanout:
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         state: dict[str, Any] = {"catalog": copy.deepcopy(instance.data["catalog"]), "lookups": []}
         return Environment(tools=make_tools(state), state=state)
-
-    def design(self, pattern: str, env: Environment) -> Any:
-        return design_of(self, pattern, env)
 
     def design_single(self, env: Environment) -> Single:
         return Single(f"[fanout:single] {{task}}\n\n{ONE_ROUND}", SYSTEM, env.tools)

@@ -29,11 +29,11 @@ import networkx as nx
 
 from patterns import workflows as wf
 from patterns.run import Run
-from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Step, ToolStep
 
 from ..base import (
+    CROWDING_PARAM,
     Environment,
     Instance,
     IntRange,
@@ -42,8 +42,8 @@ from ..base import (
     design_bound,
     design_of,
     init_params,
-    non_negative,
     positive_int,
+    seeded_instances,
 )
 from .answers import answer_vote, multihop_next_id, multihop_step, multihop_value
 from .policy import MultihopPolicy
@@ -136,9 +136,7 @@ def walk(tools: ToolSet, hops: int) -> list[Step]:
 
 class Multihop:
     name = "multihop"
-    # Declared before any result: the workflow this family was designed around
-    # (a bounded walk: read → follow the reference, up to `depth` times);
-    # the criterion compares the agent with it unless told otherwise.
+    # declared before any result (see base): a bounded walk: read → follow the reference, up to `depth` times
     natural_workflow = "chain"
     description = "Follow references through documents to the one holding the answer; the hop count is hidden."
     PARAMS: ClassVar[dict[str, Param]] = {
@@ -149,7 +147,7 @@ class Multihop:
         "depth": Param("auto", design_bound, "design: references the fixed workflows follow before they give up; "
                                              "auto = the largest hops"),
         "votes": Param(3, positive_int, "design: independent walks the parallel (voting) design runs"),
-        "crowding": Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
+        "crowding": CROWDING_PARAM,
     }
 
     def __init__(self, **params: Any) -> None:
@@ -161,10 +159,10 @@ class Multihop:
         init_params(self, params)
         self.depth = self.depth or self.hops.high  # auto: every instance within reach
 
-    def instances(self, n: int, seed: int) -> list[Instance]:
-        return [self._instance(random.Random(f"{self.name}:{seed}:{i}"), i) for i in range(n)]
+    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
+    design = design_of  # self.design_<pattern>(env)
 
-    def _instance(self, rng: random.Random, i: int) -> Instance:
+    def instance(self, i: int, rng: random.Random) -> Instance:
         hops, k = rng.randint(self.hops.low, self.hops.high), self.distractors
         ids = _ids(rng, 1 + hops + (hops + 1) * k)
         start, path, spare = ids[0], ids[1:hops + 1], iter(ids[hops + 1:])
@@ -216,9 +214,6 @@ class Multihop:
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         state: dict[str, Any] = {"documents": dict(instance.data["documents"]), "reads": []}
         return Environment(tools=make_tools(state), state=state)
-
-    def design(self, pattern: str, env: Environment) -> Any:
-        return design_of(self, pattern, env)
 
     def design_single(self, env: Environment) -> wf.Single:
         return wf.Single(system=SINGLE_SYSTEM, tools=env.tools)

@@ -24,10 +24,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from patterns.answers import vote
-from patterns.sim.policy import CROWDING
 from patterns.workflows import LLM, Agent, Chain, Code, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from ..base import Environment, Instance, IntRange, Param, design_of, init_params, non_negative
+from ..base import (
+    CROWDING_PARAM,
+    Environment,
+    Instance,
+    IntRange,
+    Param,
+    design_of,
+    init_family,
+    seeded_instances,
+)
 from . import prompts as pt
 from .answers import pipeline_line
 from .policy import PipelinePolicy
@@ -109,25 +117,21 @@ def _keep_record(text: str) -> str:
 
 class Pipeline:
     name = "pipeline"
-    # Declared before any result: the workflow this family was designed around
-    # (the graph is known: extract → normalise → format);
-    # the criterion compares the agent with it unless told otherwise.
+    # declared before any result (see base): the graph is known: extract → normalise → format
     natural_workflow = "chain"
     description = "normalise a messy record in three fixed steps (extract, normalise, format): the graph is known"
     PARAMS: ClassVar[dict[str, Param]] = {
         "fields": Param("3", field_count, "fields per record, 3-5 (name, dob, city, phone, email), or a range"),
-        "crowding": Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
+        "crowding": CROWDING_PARAM,
     }
     fields: IntRange
     crowding: float
 
-    def __init__(self, **params: Any) -> None:
-        init_params(self, params)
+    __init__ = init_family  # the parameters, parsed and set as attributes
+    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
+    design = design_of  # self.design_<pattern>(env)
 
-    def instances(self, n: int, seed: int) -> list[Instance]:
-        return [self._instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n)]
-
-    def _instance(self, i: int, rng: random.Random) -> Instance:
+    def instance(self, i: int, rng: random.Random) -> Instance:
         fields = list(FIELDS[: rng.randint(self.fields.low, self.fields.high)])
         first, last = rng.choice(FIRST), rng.choice(LAST)
         user = rng.choice((f"{first}.{last}", f"{first}_{last}", f"{first[0]}{last}"))
@@ -144,9 +148,6 @@ class Pipeline:
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         state: dict[str, Any] = {"fields": list(instance.data["fields"]), "checks": []}
         return Environment(tools=make_tools(state), state=state)
-
-    def design(self, pattern: str, env: Environment) -> Any:
-        return design_of(self, pattern, env)
 
     def design_single(self, env: Environment) -> Single:
         return Single(prompt="{task}\n\n" + pt.SINGLE_HINT, system=SYSTEM, tools=env.tools)

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from patterns.run import Run
-from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet
 from patterns.workflows import (
     LLM,
@@ -40,6 +39,7 @@ from patterns.workflows import (
 )
 
 from ..base import (
+    CROWDING_PARAM,
     Environment,
     Instance,
     IntRange,
@@ -47,8 +47,8 @@ from ..base import (
     design_bound,
     design_of,
     init_params,
-    non_negative,
     positive_int,
+    seeded_instances,
 )
 from .answers import proposal_vote, repair_proposal
 from .policy import RepairPolicy
@@ -172,9 +172,7 @@ class Repair:
     """See the module docstring."""
 
     name = "repair"
-    # Declared before any result: the workflow this family was designed around
-    # (validate → fix rounds with a code exit, up to `rounds` times);
-    # the criterion compares the agent with it unless told otherwise.
+    # declared before any result (see base): validate → fix rounds with a code exit, up to `rounds` times
     natural_workflow = "chain"
     description = "fix a config file until its validator passes; the number of faults is hidden"
     PARAMS: ClassVar[dict[str, Param]] = {
@@ -182,17 +180,17 @@ class Repair:
         "rounds": Param("auto", design_bound, "design: validate→fix rounds of the fixed designs (chain, route, "
                                               "parallel, evaluate_optimize); auto = the largest fault count"),
         "voters": Param(3, positive_int, "parallel: proposals voted on per fix"),
-        "crowding": Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
+        "crowding": CROWDING_PARAM,
     }
 
     def __init__(self, **params: Any) -> None:
         init_params(self, params)
         self.rounds: int = self.rounds or self.faults.high  # auto: every instance within reach
 
-    def instances(self, n: int, seed: int) -> list[Instance]:
-        return [self._instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n)]
+    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
+    design = design_of  # self.design_<pattern>(env)
 
-    def _instance(self, i: int, rng: random.Random) -> Instance:
+    def instance(self, i: int, rng: random.Random) -> Instance:
         path = rng.choice(FILES)
         keys = list(SCHEMA)
         rng.shuffle(keys)
@@ -222,9 +220,6 @@ class Repair:
 
     def policy(self) -> RepairPolicy:
         return RepairPolicy(crowding=self.crowding)
-
-    def design(self, pattern: str, env: Environment) -> Any:
-        return design_of(self, pattern, env)
 
     def design_single(self, env: Environment) -> Single:
         return Single(system=SYSTEM, tools=env.tools)

@@ -143,6 +143,21 @@ def _overwrite(full: Path, text: str) -> None:
         handle.truncate()
 
 
+def _replace(full: Path, path: str, line_no: int, text: str) -> str:
+    if "\n" in text or "\r" in text:
+        raise ValueError("text must be a single line (no newline); call replace_line once per line")
+    lines = full.read_text(encoding="utf-8").splitlines()
+    if not 1 <= line_no <= len(lines) + 1:
+        raise ValueError(f"{path} has {len(lines)} lines: line_no must be 1-{len(lines) + 1} "
+                         f"({len(lines) + 1} appends a line)")
+    if line_no == len(lines) + 1:
+        lines.append(text)
+    else:
+        lines[line_no - 1] = text
+    _overwrite(full, "\n".join(lines) + "\n")
+    return f"line {line_no} of {path} is now: {text}"
+
+
 def make_tools(box: Sandbox) -> ToolSet:
     """read_file, write_file, replace_line and validate, as closures over one trial's sandbox."""
 
@@ -181,19 +196,7 @@ def make_tools(box: Sandbox) -> ToolSet:
             line_no: 1-based number of the line to replace (as read_file and validate number them)
             text: the new content of that line, a single line without line number or newline
         """
-        if "\n" in text or "\r" in text:
-            raise ValueError("text must be a single line (no newline); call replace_line once per line")
-        full = box.existing(path)
-        lines = full.read_text(encoding="utf-8").splitlines()
-        if not 1 <= line_no <= len(lines) + 1:
-            raise ValueError(f"{path} has {len(lines)} lines: line_no must be 1-{len(lines) + 1} "
-                             f"({len(lines) + 1} appends a line)")
-        if line_no == len(lines) + 1:
-            lines.append(text)
-        else:
-            lines[line_no - 1] = text
-        _overwrite(full, "\n".join(lines) + "\n")
-        return f"line {line_no} of {path} is now: {text}"
+        return _replace(box.existing(path), path, line_no, text)
 
     @tool(timeout_s=None)
     def validate(path: str) -> str:

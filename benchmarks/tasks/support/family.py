@@ -22,11 +22,19 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
-from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from ..base import Environment, Instance, IntRange, Param, design_of, init_params, non_negative
+from ..base import (
+    CROWDING_PARAM,
+    Environment,
+    Instance,
+    IntRange,
+    Param,
+    design_of,
+    init_family,
+    seeded_instances,
+)
 from . import prompts as st
 from .answers import is_none, support_answered
 from .policy import SupportPolicy
@@ -119,27 +127,23 @@ class _World:
 
 class Support:
     name = "support"
-    # Declared before any result: the workflow this family was designed around
-    # (known once the ticket is classified: classifier → one handler per category);
-    # the criterion compares the agent with it unless told otherwise.
+    # declared before any result (see base): known once the ticket is classified: classifier → one handler per category
     natural_workflow = "route"
     description = "answer tickets of four kinds, each needing its own lookup tool: the graph is known once classified"
     PARAMS: ClassVar[dict[str, Param]] = {
         "issues": Param("1", issue_count, "questions per ticket, 1-4, each of another category (or a range)"),
         "distractors": Param(1, distractor_count, "identifiers mentioned in passing, 0-4, that a wrong lookup picks"),
-        "crowding": Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each"),
+        "crowding": CROWDING_PARAM,
     }
     issues: IntRange
     distractors: int
     crowding: float
 
-    def __init__(self, **params: Any) -> None:
-        init_params(self, params)
+    __init__ = init_family  # the parameters, parsed and set as attributes
+    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
+    design = design_of  # self.design_<pattern>(env)
 
-    def instances(self, n: int, seed: int) -> list[Instance]:
-        return [self._instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n)]
-
-    def _instance(self, i: int, rng: random.Random) -> Instance:
+    def instance(self, i: int, rng: random.Random) -> Instance:
         world = _World(rng)
         categories = rng.sample(st.CATEGORIES, rng.randint(self.issues.low, self.issues.high))
         issues, sentences, products = [], [], set()
@@ -173,9 +177,6 @@ class Support:
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         state: dict[str, Any] = {**copy.deepcopy(instance.data["db"]), "calls": []}
         return Environment(tools=make_tools(state), state=state)
-
-    def design(self, pattern: str, env: Environment) -> Any:
-        return design_of(self, pattern, env)
 
     @staticmethod
     def _only(env: Environment, category: str) -> ToolSet:

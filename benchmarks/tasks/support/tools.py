@@ -20,6 +20,12 @@ def _shaped(value: str, pattern: str, what: str, example: str, hint: str) -> str
     return value
 
 
+def _record(state: dict[str, Any], table: str, key: str, missing: str) -> dict[str, str]:
+    if key not in state[table]:
+        raise LookupError(missing)
+    return dict(state[table][key])
+
+
 def make_tools(state: dict[str, Any]) -> ToolSet:
     """get_invoice, track_order, get_account and search_kb over `state`'s records."""
 
@@ -32,9 +38,7 @@ def make_tools(state: dict[str, Any]) -> ToolSet:
         """
         state["calls"].append(("get_invoice", {"customer_id": customer_id}))
         cid = _shaped(customer_id, r"C-\d{5}", "a customer id", "C-12345", "for an order number use track_order")
-        if cid not in state["invoices"]:
-            raise LookupError(f"no customer {cid}; check the id in the ticket")
-        return dict(state["invoices"][cid])
+        return _record(state, "invoices", cid, f"no customer {cid}; check the id in the ticket")
 
     @tool(timeout_s=None)
     def track_order(order_id: str) -> dict[str, str]:
@@ -45,9 +49,7 @@ def make_tools(state: dict[str, Any]) -> ToolSet:
         """
         state["calls"].append(("track_order", {"order_id": order_id}))
         oid = _shaped(order_id, r"ORD-\d{5}", "an order number", "ORD-12345", "for a customer id use get_invoice")
-        if oid not in state["orders"]:
-            raise LookupError(f"no order {oid}; check the number in the ticket")
-        return dict(state["orders"][oid])
+        return _record(state, "orders", oid, f"no order {oid}; check the number in the ticket")
 
     @tool(timeout_s=None)
     def get_account(email: str) -> dict[str, str]:
@@ -59,9 +61,7 @@ def make_tools(state: dict[str, Any]) -> ToolSet:
         state["calls"].append(("get_account", {"email": email}))
         address = _shaped(email.lower(), r"[^@\s]+@[^@\s]+\.[^@\s]+", "an email address", "name@example.com",
                           "accounts are looked up by email")
-        if address not in state["accounts"]:
-            raise LookupError(f"no account for {address}; check the address in the ticket")
-        return dict(state["accounts"][address])
+        return _record(state, "accounts", address, f"no account for {address}; check the address in the ticket")
 
     @tool(timeout_s=None)
     def search_kb(product: str, error_code: str) -> dict[str, str]:
