@@ -1,51 +1,36 @@
-"""A reply's content blocks as request params: exactly `block.to_dict()`, faster.
+"""A reply's content blocks as request params, ready to be appended to the conversation.
 
-The agent loop appends every reply to the conversation, so this runs once per block per turn.
-`block.to_dict()` is `model_dump(by_alias=True, exclude_unset=True)`: the fields the API set, in
-field order, by API name, dicts and lists copied. Two shortcuts give the same dict:
-
-- the two blocks of nearly every turn, a `text` block with only text and a `tool_use` block whose
-  input holds no nested dict or list, are built by hand (a tenth of the serializer's time; the
-  input is still copied, so a tool mutating its input leaves the history alone);
-- every other SDK block goes straight to the model's pydantic-core serializer with `to_dict`'s two
-  arguments, skipping `model_dump`'s argument checks (about half the time).
-
-Anything that is not a pydantic model with a serializer (a stand-in block in a test) goes through
-its own `to_dict()`.
+The agent loop appends every reply to the conversation it sends next. pydantic's
+`model_dump(by_alias=True, exclude_unset=True)`, which the SDK's `to_dict()` calls, gives the fields
+the API set, by API name, with dicts and lists copied, so a tool that mutates its input leaves the
+history alone.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from anthropic.types import TextBlock, ToolUseBlock
-
-_TEXT_SET = frozenset({"text", "type"})
-_TOOL_USE_SET = frozenset({"id", "input", "name", "type"})
-_FLAT = frozenset({str, int, float, bool, type(None)})  # input values a shallow copy copies whole
-
 
 def block_params(block: Any) -> dict[str, Any]:
-    """Exactly `block.to_dict()` for an SDK content block."""
-    cls = type(block)
-    if cls is ToolUseBlock:
-        tool_input = block.input
-        if (block.__pydantic_fields_set__ == _TOOL_USE_SET and not block.__pydantic_extra__
-                and type(tool_input) is dict and _FLAT.issuperset(map(type, tool_input.values()))):
-            return {"id": block.id, "input": dict(tool_input), "name": block.name, "type": "tool_use"}
-    elif cls is TextBlock and block.__pydantic_fields_set__ == _TEXT_SET and not block.__pydantic_extra__:
-        return {"text": block.text, "type": "text"}
-    serializer = getattr(cls, "__pydantic_serializer__", None)
-    if serializer is None or cls.to_dict is not _TO_DICT:
-        return block.to_dict()
-    result: dict[str, Any] = serializer.to_python(block, by_alias=True, exclude_unset=True)
-    return result
+    """An SDK content block as a request param: exactly `block.to_dict()`."""
+    params: dict[str, Any] = block.model_dump(by_alias=True, exclude_unset=True)
+    return params
 
 
-def _sdk_to_dict() -> Any:
-    from anthropic._models import BaseModel
+def sendable(blocks: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The reply's blocks as params the API accepts back (no empty text, tool_use input always an
+    object), and its tool_use blocks.
 
-    return BaseModel.to_dict
-
-
-_TO_DICT = _sdk_to_dict()
+    A non-object input (a malformed reply) is replaced by {} in the history; its tool_result already
+    tells the model the input was invalid."""
+    out, uses = [], []
+    for b in blocks:
+        if b.type == "tool_use":
+            uses.append(b)
+            if not isinstance(b.input, dict):
+                out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": {}})
+                continue
+        elif b.type == "text" and not b.text:
+            continue
+        out.append(block_params(b))
+    return out, uses

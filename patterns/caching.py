@@ -121,7 +121,7 @@ def _marks_in(messages: Any) -> int:
 
 def uncached_cost_usd(model_id: str | None, usage: Usage) -> float | None:
     """What the same tokens cost with no caching: cache writes and reads billed as plain input."""
-    return cost_usd(model_id, Usage(usage.prompt_tokens, usage.output_tokens))
+    return cost_usd(model_id, Usage(input_tokens=usage.prompt_tokens, output_tokens=usage.output_tokens))
 
 
 def _has_mark(block: Any) -> bool:

@@ -7,8 +7,9 @@ exporter is a thin map.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
 from .usage import Usage
 
@@ -28,8 +29,9 @@ class Kind(StrEnum):
 _OPERATION = {Kind.MODEL_CALL: "chat", Kind.TOOL_CALL: "execute_tool"}
 
 
-class Event(NamedTuple):
-    """Immutable, and cheap to build (two per agent step): a named tuple, equal only to another `Event`."""
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One record of the trace; build it with keywords beyond the first three fields."""
 
     kind: Kind
     start: float
@@ -47,14 +49,6 @@ class Event(NamedTuple):
     error: str | None = None
     attempt: int | None = None
     detail: str = ""
-
-    def __eq__(self, other: object) -> bool:  # as a dataclass's: never equal to a plain tuple
-        return type(other) is Event and tuple.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = tuple.__hash__  # the hash of the field values, as a frozen dataclass's
 
     @property
     def duration(self) -> float:
@@ -93,21 +87,3 @@ class Event(NamedTuple):
             d["detail"] = self.detail
         return d
 
-
-# The two events of every agent step, built positionally: a named tuple's keyword-argument `__new__`
-# costs more than the rest of recording the event. The field order is Event's (a test holds them equal).
-_new = tuple.__new__
-
-
-def model_call_event(start: float, end: float, name: str, model: str | None, usage: Usage, cost_usd: float | None,
-                     stop_reason: str | None, position: int) -> Event:
-    """`Event(Kind.MODEL_CALL, start, end, name=..., model=..., usage=..., ...)`."""
-    return _new(Event, (Kind.MODEL_CALL, start, end, name, model, usage, cost_usd, stop_reason, position,
-                        None, None, False, None, None, None, ""))
-
-
-def tool_call_event(start: float, end: float, name: str, tool_name: str, tool_use_id: str, is_error: bool,
-                    error_type: str | None, error: str | None) -> Event:
-    """`Event(Kind.TOOL_CALL, start, end, name=..., tool_name=..., tool_use_id=..., ...)`."""
-    return _new(Event, (Kind.TOOL_CALL, start, end, name, None, None, None, None, None,
-                        tool_name, tool_use_id, is_error, error_type, error, None, ""))

@@ -17,9 +17,10 @@ from anthropic.types import Message
 
 from .caching import MarkCounter, with_breakpoints
 from .clock import Clock, clock_of, gather_timed
-from .events import Event, Kind, model_call_event, tool_call_event
+from .events import Event, Kind
 from .hooks import Hooks, call_hook
 from .limits import Abort, Limits
+from .model import Model
 from .pricing import cost_usd
 from .redact import redact
 from .result import ErrorInfo, Result, Terminal
@@ -58,7 +59,7 @@ class Run:
 
     def __init__(
         self,
-        model: Any,
+        model: Model,
         *,
         pattern: str = "",
         limits: Limits | None = None,
@@ -72,8 +73,6 @@ class Run:
         self.model = model
         self.pattern = pattern
         self.limits = limits or Limits()
-        lim = self.limits  # read once: `check` runs before every model call, and most runs set no budget
-        self._budgeted = not (lim.token_budget is None and lim.cost_budget_usd is None and lim.time_budget_s is None)
         self.abort = abort or Abort()
         self.hooks = hooks or Hooks()
         self.retry = retry or RetryPolicy()
@@ -81,8 +80,7 @@ class Run:
         self._rng: random.Random | None = None  # built on the first retry: seeding one costs more than a step
         self.clock: Clock = clock_of(model)
         self.price_id: str | None = getattr(model, "price_id", None)
-        self._now = self.clock.now  # looked up once: read four times per agent step
-        self.t0 = self._now()
+        self.t0 = self.clock.now()
         self.events: list[Event] = []
         self.usage = Usage()
         self.cost: float | None = 0.0
@@ -102,10 +100,10 @@ class Run:
         return self._rng
 
     def elapsed(self) -> float:
-        return self._now() - self.t0
+        return self.clock.now() - self.t0
 
     def record(self, kind: Kind, start: float, **fields: Any) -> Event:
-        event = Event(kind, start, self.elapsed(), **fields)
+        event = Event(kind=kind, start=start, end=self.elapsed(), **fields)
         self.events.append(event)
         return event
 
@@ -116,8 +114,6 @@ class Run:
             raise StopRun(Terminal.ABORTED, self.abort.reason or "aborted")
         if lim.max_steps is not None and self.steps + self.in_flight >= lim.max_steps:
             raise StopRun(Terminal.MAX_STEPS, f"max_steps={lim.max_steps} model calls made")
-        if not self._budgeted:
-            return
         if lim.token_budget is not None and self.usage.total_tokens >= lim.token_budget:
             raise StopRun(Terminal.BUDGET, f"token_budget={lim.token_budget} reached ({self.usage.total_tokens})")
         if lim.cost_budget_usd is not None and self.cost is not None and self.cost >= lim.cost_budget_usd:
@@ -152,8 +148,9 @@ class Run:
             price = cost_usd(self.price_id or message.model, usage)
             self.usage = self.usage + usage
             self.cost = None if price is None or self.cost is None else self.cost + price
-            self.events.append(model_call_event(start, self.elapsed(), name, message.model, usage, price,
-                                                message.stop_reason, self.steps))
+            self.events.append(Event(kind=Kind.MODEL_CALL, start=start, end=self.elapsed(), name=name,
+                                     model=message.model, usage=usage, cost_usd=price,
+                                     stop_reason=message.stop_reason, position=self.steps))
             self.steps += 1
             if self.hooks.after_step is not None:
                 await call_hook(self.hooks.after_step, message)
@@ -195,13 +192,14 @@ class Run:
                                                                               tool_input)
         if denied:
             reason = denied if isinstance(denied, str) else "denied by the permission hook"
-            outcome = ToolOutcome(f"Permission denied: {reason}", True, "PermissionDenied")
+            outcome = ToolOutcome(content=f"Permission denied: {reason}", is_error=True, error_type="PermissionDenied")
         else:
             outcome = await tools.execute(tool_name, tool_input)
         self.tool_calls += 1
-        self.events.append(tool_call_event(start, self.elapsed(), name or tool_name, tool_name, tool_id,
-                                           outcome.is_error, outcome.error_type,
-                                           outcome.content[:300] if outcome.is_error else None))
+        self.events.append(Event(kind=Kind.TOOL_CALL, start=start, end=self.elapsed(), name=name or tool_name,
+                                 tool_name=tool_name, tool_use_id=tool_id, is_error=outcome.is_error,
+                                 error_type=outcome.error_type,
+                                 error=outcome.content[:300] if outcome.is_error else None))
         return outcome.block(tool_id)
 
     async def call_tools(self, tools: ToolSet, blocks: Sequence[Any], name: str = "") -> list[dict[str, Any]]:

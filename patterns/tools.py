@@ -15,7 +15,7 @@ import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from .redact import redact
 from .schema import Check, checker, function_schema, validate
@@ -53,20 +53,13 @@ def tool(
     return build(fn) if fn is not None else build
 
 
-class ToolOutcome(NamedTuple):
-    """What one tool call returns; immutable and cheap to build (one per tool call), like `Event`."""
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What one tool call returns: the text the model reads, and whether (and how) it failed."""
 
     content: str
     is_error: bool = False
     error_type: str | None = None
-
-    def __eq__(self, other: object) -> bool:  # as a dataclass's: never equal to a plain tuple
-        return type(other) is ToolOutcome and tuple.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = tuple.__hash__
 
     def block(self, tool_use_id: str) -> dict[str, Any]:
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": self.content}
@@ -75,18 +68,19 @@ class ToolOutcome(NamedTuple):
         return result
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, default=str)  # json.dumps's encoder for these options, built once
 _PLAIN = frozenset({str, int, float, bool, type(None), dict, list})  # results that cannot be awaitable
-_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)  # json.dumps(v, ensure_ascii=False, default=str)
 
 
-def _as_text(value: Any) -> str:
+def result_text(value: Any) -> str:
+    """A tool's return value as the tool_result's text: a string as it is, anything else as JSON, cut to size."""
     if isinstance(value, str):
         text = value
-    elif type(value) is int:  # what json.dumps writes for an int, without building an encoder
-        text = int.__repr__(value)
+    elif type(value) is int:  # what json.dumps writes for an int (the most common result after a str)
+        text = str(value)
     else:
         try:
-            text = _ENCODER.encode(value)
+            text = _JSON.encode(value)
         except (TypeError, ValueError):  # circular structures and the like
             text = repr(value)
     if len(text) > MAX_RESULT_CHARS:
@@ -125,15 +119,14 @@ class ToolSet:
         t = self.tools.get(name)
         if t is None:
             known = ", ".join(self.tools) or "none"
-            return ToolOutcome(f"Error: unknown tool {name!r}. Available tools: {known}.", True, "UnknownTool")
+            return _failed(f"Error: unknown tool {name!r}. Available tools: {known}.", "UnknownTool")
         if not isinstance(tool_input, dict):
-            return ToolOutcome(
-                f"Error: tool input must be a JSON object, got {type(tool_input).__name__}.", True, "InvalidInput"
-            )
+            return _failed(f"Error: tool input must be a JSON object, got {type(tool_input).__name__}.",
+                           "InvalidInput")
         if not self._fits[name](tool_input):  # the words come from validate, which a fitting input never needs
             problems = validate(tool_input, t.input_schema)
             if problems:
-                return ToolOutcome("Error: invalid input: " + "; ".join(problems[:5]), True, "InvalidInput")
+                return _failed("Error: invalid input: " + "; ".join(problems[:5]), "InvalidInput")
         inline = self._inline.get(name)
         is_async = self._is_async[name]
         try:
@@ -143,13 +136,14 @@ class ToolSet:
                 value = await _await(value)
         except Exception as exc:  # a tool's failure is the model's information, not the run's crash
             if isinstance(exc, TimeoutError) and t.timeout_s is not None:
-                return ToolOutcome(f"Error: tool {name!r} timed out after {t.timeout_s:g} s.", True, "ToolTimeout")
+                return _failed(f"Error: tool {name!r} timed out after {t.timeout_s:g} s.", "ToolTimeout")
             # redacted: the message goes to the model, the trace and the results (a key in it must not)
-            return ToolOutcome(redact(f"Error: {type(exc).__name__}: {exc}")[:2000], True, type(exc).__name__)
-        return _new(ToolOutcome, (_as_text(value), False, None))
+            return _failed(redact(f"Error: {type(exc).__name__}: {exc}")[:2000], type(exc).__name__)
+        return ToolOutcome(content=result_text(value))
 
 
-_new = tuple.__new__  # a named tuple from all its fields, without its keyword-argument __new__ (one per call)
+def _failed(content: str, error_type: str) -> ToolOutcome:
+    return ToolOutcome(content=content, is_error=True, error_type=error_type)
 
 
 async def _call(t: Tool, tool_input: dict[str, Any], is_async: bool) -> Any:

@@ -1,4 +1,7 @@
-"""The hot path's shortcuts give exactly what the plain code gives (issue 9: faster without changing behaviour)."""
+"""What is left of the hot path's shortcuts gives exactly what the plain code gives: the compiled schema
+checker, the incremental conversation check, the tool result's text, the lazily seeded retry rng.
+(Issue 18 removed the named-tuple value types, the positional event builders and the hand-built block
+params; the value types' own behaviour is tested here and in test_usage.py.)"""
 
 from __future__ import annotations
 
@@ -15,9 +18,8 @@ from hypothesis import strategies as st
 from patterns import Event, Kind, Run, ScriptedModel, Usage
 from patterns.blocks import block_params
 from patterns.conversation import GrowingConversations, validate_conversation
-from patterns.events import model_call_event, tool_call_event
 from patterns.schema import checker, validate
-from patterns.tools import ToolOutcome, _as_text
+from patterns.tools import ToolOutcome, result_text
 
 CONTENT: list[dict[str, Any]] = [
     {"type": "text", "text": "hi"},
@@ -83,7 +85,7 @@ def test_a_schema_the_checker_cannot_compile_falls_back_to_validate() -> None:
        | st.lists(st.integers(), max_size=3) | st.dictionaries(st.text(max_size=3), st.integers(), max_size=3))
 def test_as_text_is_json_dumps(value: Any) -> None:
     expected = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    assert _as_text(value) == (expected or "(empty result)")
+    assert result_text(value) == (expected or "(empty result)")
 
 
 BLOCKS = st.sampled_from([
@@ -130,36 +132,20 @@ def test_a_long_agent_conversation_is_checked_in_linear_time() -> None:
     assert checker_.problems(duplicate) == validate_conversation(duplicate) != []
 
 
-def _as_frozen_dataclass(cls: type) -> type:
-    """What `cls` (a NamedTuple) was before: a frozen slotted dataclass with the same fields and defaults."""
-    fields = [(name, Any, dataclasses.field(default=cls._field_defaults[name]))
-              if name in cls._field_defaults else (name, Any) for name in cls._fields]
-    return dataclasses.make_dataclass(cls.__name__, fields, frozen=True, slots=True)
-
-
-@pytest.mark.parametrize(("cls", "args", "other"), [
-    (Event, (Kind.TOOL_CALL, 1.0, 2.5), {"tool_name": "add", "is_error": True, "detail": "d"}),
-    (Event, (Kind.MODEL_CALL, 0.0, 0.1), {"usage": Usage(1, 2), "cost_usd": 0.5, "position": 0}),
-    (ToolOutcome, ("42",), {"is_error": True, "error_type": "X"}),
-    (Usage, (1, 2), {"cache_write_tokens": 3, "cache_read_tokens": 4}),
+@pytest.mark.parametrize(("cls", "kwargs", "other"), [
+    (Event, {"kind": Kind.TOOL_CALL, "start": 1.0, "end": 2.5}, {"tool_name": "add", "is_error": True}),
+    (Event, {"kind": Kind.MODEL_CALL, "start": 0.0, "end": 0.1}, {"usage": Usage(1, 2), "position": 0}),
+    (ToolOutcome, {"content": "42"}, {"is_error": True, "error_type": "X"}),
+    (Usage, {"input_tokens": 1, "output_tokens": 2}, {"cache_write_tokens": 3, "cache_read_tokens": 4}),
 ])
-def test_value_types_behave_as_the_frozen_dataclasses_they_were(cls: Any, args: tuple[Any, ...],
-                                                               other: dict[str, Any]) -> None:
-    """Event and ToolOutcome are named tuples (cheaper to build, two or three per step); they keep a frozen
-    dataclass's defaults, repr, equality (only with their own type, never with a plain tuple), hash and
-    immutability."""
-    before = _as_frozen_dataclass(cls)
-    for kwargs in ({}, other):
-        new, old = cls(*args, **kwargs), before(*args, **kwargs)
-        assert repr(new) == repr(old)
-        assert hash(new) == hash(old) and new == cls(*args, **kwargs) and not new != cls(*args, **kwargs)
-        assert new != tuple(new) and tuple(new) != new and not new == tuple(new) and new != old
-        assert [getattr(new, f) for f in cls._fields] == [getattr(old, f.name) for f in dataclasses.fields(old)]
-        with pytest.raises(AttributeError):
-            new.is_error = True
-        with pytest.raises(AttributeError):
-            setattr(new, cls._fields[0], None)
-    assert cls(*args) != cls(*args, **other)
+def test_value_types_are_frozen_slotted_dataclasses(cls: Any, kwargs: dict[str, Any], other: dict[str, Any]) -> None:
+    """Equal by value, hashable, immutable, no per-instance dict: values that can be shared and kept."""
+    value = cls(**kwargs)
+    assert dataclasses.is_dataclass(value) and not hasattr(value, "__dict__")
+    assert value == cls(**kwargs) and hash(value) == hash(cls(**kwargs)) and value != cls(**kwargs, **other)
+    assert value != tuple(dataclasses.astuple(value))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, dataclasses.fields(value)[0].name, None)
 
 
 def test_the_retry_rng_is_seeded_when_first_used() -> None:
@@ -169,7 +155,7 @@ def test_the_retry_rng_is_seeded_when_first_used() -> None:
 
 
 def test_usage_is_not_a_tuple_to_arithmetic() -> None:
-    """A named tuple would concatenate and repeat; Usage adds field by field, to a Usage only."""
+    """Usage adds field by field, to a Usage only: never concatenates or repeats as a tuple would."""
     usage = Usage(1, 2, 3, 4)
     for bad in (lambda: (1, 2) + usage, lambda: usage + (1, 2),  # noqa: RUF005 (concatenation is what is refused)
                 lambda: usage * 2, lambda: 2 * usage,
@@ -177,12 +163,3 @@ def test_usage_is_not_a_tuple_to_arithmetic() -> None:
         with pytest.raises(TypeError):
             bad()
     assert usage + Usage(1, 1, 1, 1) == Usage(2, 3, 4, 5) and type(usage + usage) is Usage
-
-
-def test_the_hot_path_events_are_the_events_they_stand_for() -> None:
-    usage = Usage(3, 4)
-    assert model_call_event(0.5, 1.5, "n", "m", usage, 0.25, "tool_use", 7) == Event(
-        Kind.MODEL_CALL, 0.5, 1.5, name="n", model="m", usage=usage, cost_usd=0.25, stop_reason="tool_use", position=7)
-    assert tool_call_event(1.5, 2.0, "n", "add", "t1", True, "X", "boom") == Event(
-        Kind.TOOL_CALL, 1.5, 2.0, name="n", tool_name="add", tool_use_id="t1", is_error=True, error_type="X",
-        error="boom")

@@ -13,12 +13,11 @@ from typing import Any
 from anthropic.types import Message
 
 from benchmarks.perf.fake_model import PRICED, Fake, add, script
-from patterns import Limits, RetryPolicy, Run, ToolSet, Usage, tool
-from patterns.agent import _sendable
-from patterns.blocks import block_params
-from patterns.events import model_call_event, tool_call_event
+from patterns import Event, Kind, Limits, RetryPolicy, Run, ToolSet, Usage, tool
+from patterns.blocks import block_params, sendable
 from patterns.pricing import cost_usd
-from patterns.tools import _as_text
+from patterns.schema import checker
+from patterns.tools import result_text
 
 
 async def floor(model: Fake, prompt: str, tools: list[dict[str, Any]], fn: Callable[..., Any],
@@ -37,8 +36,8 @@ async def floor(model: Fake, prompt: str, tools: list[dict[str, Any]], fn: Calla
         usage = Usage.from_api(reply.usage)
         total, price = total + usage, cost_usd(reply.model, usage) or 0.0
         cost += price
-        events.append(model_call_event(start, time.monotonic() - t0, "", reply.model, usage, price,
-                                       reply.stop_reason, steps))
+        events.append(Event(kind=Kind.MODEL_CALL, start=start, end=time.monotonic() - t0, model=reply.model,
+                            usage=usage, cost_usd=price, stop_reason=reply.stop_reason, position=steps))
         steps += 1
         messages.append({"role": "assistant", "content": [block_params(b) for b in reply.content]})
         if reply.stop_reason != "tool_use":
@@ -47,8 +46,9 @@ async def floor(model: Fake, prompt: str, tools: list[dict[str, Any]], fn: Calla
         for b in reply.content:
             if b.type == "tool_use":
                 start = time.monotonic() - t0
-                text = _as_text(fn(**b.input)) if fits(b.input) else "Error: invalid input"
-                events.append(tool_call_event(start, time.monotonic() - t0, b.name, b.name, b.id, False, None, None))
+                text = result_text(fn(**b.input)) if fits(b.input) else "Error: invalid input"
+                events.append(Event(kind=Kind.TOOL_CALL, start=start, end=time.monotonic() - t0, name=b.name,
+                                    tool_name=b.name, tool_use_id=b.id))
                 results.append({"type": "tool_result", "tool_use_id": b.id, "content": text})
         messages.append({"role": "user", "content": results})
     raise RuntimeError("step limit")
@@ -72,17 +72,20 @@ def breakdown(number: int = 20_000) -> list[tuple[str, float]]:
     run = Run(Fake([reply]), limits=Limits(max_steps=10), retry=RetryPolicy())
     usage = Usage.from_api(reply.usage)
     outcome = _drive(toolset.execute("add", block.input))
+    fits = checker(toolset.tools["add"].input_schema)
     pieces: dict[str, Callable[[], Any]] = {
         "limits and abort check (Run.check)": run.check,
         "four clock reads (Run.elapsed)": lambda: (run.elapsed(), run.elapsed(), run.elapsed(), run.elapsed()),
         "usage read from the reply (Usage.from_api)": lambda: Usage.from_api(reply.usage),
         "usage summed (Usage +)": lambda: usage + usage,
         "cost (cost_usd)": lambda: cost_usd(PRICED, usage),
-        "model-call event": lambda: model_call_event(0.0, 1.0, "", reply.model, usage, 0.1, reply.stop_reason, 3),
-        "reply blocks -> params, and its tool_use blocks": lambda: _sendable(reply.content),
-        "tool input checked against its schema": lambda: toolset._fits["add"](block.input),
+        "model-call event": lambda: Event(kind=Kind.MODEL_CALL, start=0.0, end=1.0, model=reply.model, usage=usage,
+                                          cost_usd=0.1, stop_reason=reply.stop_reason, position=3),
+        "reply blocks -> params, and its tool_use blocks": lambda: sendable(reply.content),
+        "tool input checked against its schema": lambda: fits(block.input),
         "tool run (ToolSet.execute: lookup, schema, call, text)": lambda: _drive(toolset.execute("add", block.input)),
-        "tool-call event": lambda: tool_call_event(1.0, 2.0, "add", "add", block.id, False, None, None),
+        "tool-call event": lambda: Event(kind=Kind.TOOL_CALL, start=1.0, end=2.0, name="add", tool_name="add",
+                                         tool_use_id=block.id),
         "tool_result block": lambda: outcome.block(block.id),
         "for reference: the bare tool call the textbook makes": lambda: str(add(**block.input)),
     }
