@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from patterns.limits import Limits
+from patterns.model import aclose_model, can_fork
 from patterns.replay import ReplayMismatch
 from patterns.retry import RetryPolicy
 from patterns.specs import load_model
@@ -179,8 +180,8 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
                 journal.remove_all(config.out)
             raise
         finally:
-            if owns_model and callable(getattr(model, "aclose", None)):
-                await model.aclose()  # an SDK client's connections belong to this event loop: close them in it
+            if owns_model:
+                await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
     records = [done[s.run_id] for s in specs]
     doc = manifest(**settings_of(config), workers=workers, started=started,
                    finished=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -195,11 +196,11 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
                     on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None],
                     keep_going: Callable[[], bool] = lambda: True) -> None:
     """Run trials in this process, at most `concurrency` at once; `on_record` sees each as it ends."""
-    shared = model if hasattr(model, "fork") else BoundedModel(model, max_in_flight)
+    shared = model if can_fork(model) else BoundedModel(model, max_in_flight)
     grader = None
     if config.grader_model and any(getattr(s.family, "agrade", None) for s in specs):
         grader = load_model(config.grader_model)
-        grader = grader if hasattr(grader, "fork") else BoundedModel(grader, max_in_flight)
+        grader = grader if can_fork(grader) else BoundedModel(grader, max_in_flight)
     queue = deque(specs)
 
     async def worker() -> None:
@@ -215,8 +216,8 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
     try:
         await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(specs), 1)))))
     finally:
-        if grader is not None and callable(getattr(grader, "aclose", None)):
-            await grader.aclose()  # a grader's SDK client belongs to this event loop, as the model's does
+        if grader is not None:
+            await aclose_model(grader)  # a grader's SDK client belongs to this event loop, as the model's does
 
 
 def settings_of(config: BenchConfig) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from patterns.model import aclose_model
 from patterns.specs import load_model
 
 from . import journal
@@ -94,8 +95,7 @@ def _run_here(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_
         try:
             await run_specs(specs, model, policies, config, concurrency, max_in_flight, on_record, keep_going)
         finally:
-            if callable(getattr(model, "aclose", None)):
-                await model.aclose()
+            await aclose_model(model)
 
     asyncio.run(main())
 

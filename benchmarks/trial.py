@@ -17,6 +17,7 @@ from typing import Any
 from patterns.caching import uncached_cost_usd
 from patterns.events import Kind
 from patterns.limits import Limits
+from patterns.model import can_fork, faults_injected, fork_model
 from patterns.redact import redact
 from patterns.replay import ReplayMismatch
 from patterns.result import Result, Terminal
@@ -57,10 +58,9 @@ class TrialSpec:
 
 def trial_model(model: Any, spec: TrialSpec, policy: Any) -> Any:
     """The model for one trial: a simulated model gets its own random stream and the family's policy."""
-    fork = getattr(model, "fork", None)
-    if fork is None:
+    if not can_fork(model):
         return model
-    twin = fork(spec.run_id)
+    twin = fork_model(model, spec.run_id)
     if policy is not None and hasattr(twin, "policy"):
         twin.policy = policy
     return twin
@@ -120,11 +120,6 @@ def _base(spec: TrialSpec) -> dict[str, Any]:
             "trial": spec.trial, "model": spec.model_spec, "seed": spec.seed}
 
 
-def _faults(model: Any) -> int | None:
-    injected = getattr(model, "faults_injected", None)
-    return sum(injected.values()) if isinstance(injected, dict) else None
-
-
 def _row(spec: TrialSpec, model: Any, result: Result, score: float, wall: float) -> dict[str, Any]:
     kinds = [e.error_type or "Error" for e in result.events if e.kind in (Kind.RETRY, Kind.ERROR)]
     recorded = {e.error_type for e in result.events if e.kind is Kind.ERROR}
@@ -137,7 +132,7 @@ def _row(spec: TrialSpec, model: Any, result: Result, score: float, wall: float)
         "cache_write_tokens": u.cache_write_tokens, "total_tokens": u.total_tokens, "cost_usd": result.cost_usd,
         "latency_s": round(result.latency_s, 6), "wall_s": round(wall, 6), "errors": len(kinds),
         "retries": result.retries, "recoveries": result.recoveries, "error_kinds": ";".join(kinds),
-        "faults_injected": _faults(model), "detail": redact(result.detail)[:300],
+        "faults_injected": faults_injected(model), "detail": redact(result.detail)[:300],
         "uncached_cost_usd": uncached_cost(model, result),
     }
 
@@ -164,7 +159,7 @@ def _crash_row(spec: TrialSpec, model: Any, exc: Exception, wall: float) -> dict
         **_base(spec), "success": False, "score": 0.0, "terminal": str(Terminal.ERROR), "steps": 0, "tool_calls": 0,
         "input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0, "total_tokens": 0,
         "cost_usd": None, "latency_s": 0.0, "wall_s": round(wall, 6), "errors": 1, "retries": 0, "recoveries": 0,
-        "error_kinds": kind, "faults_injected": _faults(model), "detail": redact(f"{kind}: {exc}")[:300],
+        "error_kinds": kind, "faults_injected": faults_injected(model), "detail": redact(f"{kind}: {exc}")[:300],
         "uncached_cost_usd": None, "grader_cost_usd": None,
     }
 

@@ -7,12 +7,13 @@ from typing import Any
 
 import anthropic
 
-from .blocks import block_params
+from .blocks import sendable
 from .compaction import Pressure, compact, is_prompt_too_long, pressure_of, size
 from .compaction_summary import replacement, summary_request, truncated_middle
 from .events import Kind
 from .hooks import Hooks
 from .limits import Abort, Limits
+from .model import Model
 from .result import Result, Terminal
 from .retry import RetryPolicy
 from .run import Failure, Run, StopRun
@@ -27,7 +28,7 @@ STAGE2_SHARE = 0.5  # after a summarising compaction the conversation aims at ha
 
 
 async def arun_agent(
-    model: Any, prompt: str | list[dict[str, Any]], *, system: str | None = None, tools: ToolSet | None = None,
+    model: Model, prompt: str | list[dict[str, Any]], *, system: str | None = None, tools: ToolSet | None = None,
     limits: Limits | None = None, abort: Abort | None = None, hooks: Hooks | None = None,
     retry: RetryPolicy | None = None, seed: int = 0, run: Run | None = None, tracer: Any = None,
 ) -> Result:
@@ -91,7 +92,7 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
             messages[:], squeezed = await _compacted(run, messages, pressure, squeezed, request, max_tokens)
             continue
         squeezed, due = False, _due(run, reply, messages)
-        content, uses = _sendable(reply.content)
+        content, uses = sendable(reply.content)
         match reply.stop_reason:
             case "max_tokens" if uses:
                 max_tokens = _escalated(run, max_tokens, required=True)  # never run a cut tool_use
@@ -121,7 +122,7 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
                 raise Failure("UnknownStopReason", f"unexpected stop_reason {other!r}")
 
 
-def run_agent(model: Any, prompt: str | list[dict[str, Any]], **kwargs: Any) -> Result:
+def run_agent(model: Model, prompt: str | list[dict[str, Any]], **kwargs: Any) -> Result:
     """Synchronous `arun_agent` (same arguments); also works inside Jupyter."""
     return run_sync(arun_agent(model, prompt, **kwargs))
 
@@ -139,26 +140,6 @@ def _last_text(messages: list[dict[str, Any]]) -> str:
 
 def _with_output(result: Result, output: str) -> Result:
     return replace(result, output=output)
-
-
-def _sendable(blocks: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
-    """The reply's blocks as params the API accepts back (no empty text, tool_use input always an
-    object), and its tool_use blocks: one pass, as it runs on every turn.
-
-    A non-object input (a malformed reply) is replaced by {} in the history; its tool_result already
-    tells the model the input was invalid."""
-    out, uses = [], []
-    for b in blocks:
-        kind = b.type
-        if kind == "tool_use":
-            uses.append(b)
-            if not isinstance(b.input, dict):
-                out.append({"type": "tool_use", "id": b.id, "name": b.name, "input": {}})
-                continue
-        elif kind == "text" and not b.text:
-            continue
-        out.append(block_params(b))
-    return out, uses
 
 
 def _without_tool_use(content: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -14,7 +14,45 @@ from anthropic.types import Message
 
 @runtime_checkable
 class Model(Protocol):
+    """Anything with `async create(**params) -> Message` that raises the SDK's own exceptions.
+
+    Optional attributes, which a model may leave out (they are read with `getattr`):
+
+    - `clock`: the `patterns.clock.Clock` its latency runs on (SimModel's virtual clock); without one,
+      a run measures wall time (`patterns.clock.clock_of`);
+    - `price_id`: the id to price its calls with (`patterns/prices.json`); without one, each reply's
+      own `model` field is priced.
+
+    Optional methods, used only through the helpers below so that no caller probes for them itself:
+    `fork(stream)` (a simulated model's own random stream for one trial: `fork_model`),
+    `faults_injected` (a dict of injected faults by kind: `faults_injected`) and `async aclose()`
+    (closes an SDK client's connections: `aclose_model`).
+    """
+
     async def create(self, **params: Any) -> Message: ...
+
+
+def can_fork(model: Any) -> bool:
+    """Whether the model gives each trial its own random stream (a simulated model)."""
+    return callable(getattr(model, "fork", None))
+
+
+def fork_model(model: Model, stream: str) -> Model:
+    """`model.fork(stream)` for a simulated model, the model itself for any other."""
+    return model.fork(stream) if can_fork(model) else model  # type: ignore[attr-defined, no-any-return]
+
+
+def faults_injected(model: Any) -> int | None:
+    """How many faults a simulated model injected (None for a model that injects none)."""
+    injected = getattr(model, "faults_injected", None)
+    return sum(injected.values()) if isinstance(injected, dict) else None
+
+
+async def aclose_model(model: Any) -> None:
+    """Close a model's connections, if it holds any (an SDK client belongs to the loop that opened it)."""
+    close = getattr(model, "aclose", None)
+    if callable(close):
+        await close()
 
 
 class AnthropicModel:

@@ -109,9 +109,9 @@ def _arc_room(graph: nx.DiGraph | None, column_in: float) -> float:
     optional edge (drawn with a strong bend), nothing for a straight edge."""
     if graph is None:
         return 0.0
-    from patterns.workflows.graph import _layout
+    from patterns.workflows.graph import layout
 
-    pos = _layout(graph)
+    pos = layout(graph)
     spans = [abs(pos[u][0] - pos[v][0]) for u, v, d in graph.edges(data=True) if d.get("loop") or d.get("optional")]
     return 0.25 * max(spans, default=0.0) * column_in
 
@@ -147,9 +147,9 @@ def graphs_chart(task: str, best: str, fixed: nx.DiGraph | None, walks: Sequence
     pos = walk_positions(walked, walks)
     cols_w, rows_w = _extent(pos)
     if fixed is not None:
-        from patterns.workflows.graph import _layout  # the drawing's own layout: to size the panel to it
+        from patterns.workflows.graph import layout  # the drawing's own layout: to size the panel to it
 
-        cols_f, rows_f = _extent(_layout(fixed))
+        cols_f, rows_f = _extent(layout(fixed))
     else:
         cols_f, rows_f = 3, 1
     width = min(30.0, max(11.0, INCH_PER_COLUMN * max(cols_f, cols_w)))
@@ -166,9 +166,9 @@ def graphs_chart(task: str, best: str, fixed: nx.DiGraph | None, walks: Sequence
     fig.suptitle(f"{task}: fixed workflow graph vs the agent's walked graph", fontsize=12, fontweight="bold")
     fig.tight_layout(rect=(0, 0, 1, 0.96))
     if fixed is not None:
-        from patterns.workflows.graph import _layout
+        from patterns.workflows.graph import layout
 
-        fit_arcs(upper, [y for _, y in _layout(fixed).values()])
+        fit_arcs(upper, [y for _, y in layout(fixed).values()])
     fit_arcs(lower, [y for _, y in pos.values()])
     path = out / graph_file(task)
     fig.savefig(path, dpi=110)

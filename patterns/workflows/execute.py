@@ -6,6 +6,7 @@ from typing import Any
 
 from ..hooks import Hooks
 from ..limits import Abort, Limits
+from ..model import Model
 from ..result import Result
 from ..retry import RetryPolicy
 from ..run import Run
@@ -13,7 +14,7 @@ from ..sync import run_sync
 
 
 async def execute(
-    spec: Any, model: Any, task: str, *, limits: Limits | None = None, abort: Abort | None = None,
+    spec: Any, model: Model, task: str, *, limits: Limits | None = None, abort: Abort | None = None,
     hooks: Hooks | None = None, retry: RetryPolicy | None = None, seed: int = 0, tracer: Any = None,
 ) -> Result:
     """`await spec(run, task)` inside a fresh `Run`; every ending becomes the Result's terminal.
@@ -33,6 +34,6 @@ async def execute(
     return result
 
 
-def run_workflow(spec: Any, model: Any, task: str, **kwargs: Any) -> Result:
+def run_workflow(spec: Any, model: Model, task: str, **kwargs: Any) -> Result:
     """Synchronous `execute` (works inside Jupyter too)."""
     return run_sync(execute(spec, model, task, **kwargs))

@@ -32,7 +32,7 @@ def graph_of(step: Any, title: str = "") -> nx.DiGraph:
     return graph
 
 
-def _layout(graph: nx.DiGraph) -> dict[str, tuple[float, float]]:
+def layout(graph: nx.DiGraph) -> dict[str, tuple[float, float]]:
     """Left to right by longest distance from the input; cycles (an agent) are laid out on their DAG."""
     dag = graph.copy()
     dag.remove_edges_from([(u, v) for u, v, loop in graph.edges(data="loop") if loop or u == v])
@@ -55,7 +55,7 @@ def _layout(graph: nx.DiGraph) -> dict[str, tuple[float, float]]:
 
 def figure_size(graph: nx.DiGraph) -> tuple[float, float]:
     """A figure size that fits the graph's columns and its tallest column."""
-    pos = _layout(graph)
+    pos = layout(graph)
     columns = max(x for x, _ in pos.values()) + 1
     rows = max(sum(1 for p in pos.values() if p[0] == x) for x in {p[0] for p in pos.values()})
     return max(4.0, 1.7 * columns), max(2.0, 0.8 * rows + 1.2)
@@ -72,7 +72,7 @@ def draw(graph: nx.DiGraph, ax: Any = None, *, title: str | None = None, widths:
 
     if ax is None:
         _, ax = plt.subplots(figsize=figure_size(graph))
-    pos = _layout(graph)
+    pos = layout(graph)
     def group(e: tuple[str, str]) -> str:
         attrs = graph.edges[e]
         return "loop" if attrs.get("loop") else "optional" if attrs.get("optional") else "main"
