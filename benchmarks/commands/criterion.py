@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ._common import UsageError
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: `wva --help` must not pay for it
+    import pandas as pd
 
 
 def margin(text: str) -> float:
@@ -57,6 +58,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def table_text(df: pd.DataFrame) -> str:
     """A compact terminal table of the criterion (the notes follow it in `format_verdicts`)."""
+    import pandas as pd
+
     def num(x: Any, fmt: str) -> str:
         return "-" if pd.isna(x) else format(x, fmt)
 
