@@ -130,18 +130,7 @@ class SimModel:
         sim server uses it to serve a timed-out request late instead of never)."""
         with self._lock:
             self.calls += 1
-        try:
-            params, layout = split(params)  # cache_control is not content: the policy and the seed never see it
-            call = prepare(params, self.conversations)
-        except anthropic.APIStatusError:
-            self._count_rejection("invalid_request")
-            await self.clock.sleep(REJECT_S)
-            raise
-        input_tokens = self.tokens.count_request(system=call.system, tools=call.tools, messages=call.messages)
-        if input_tokens > self.context_window:
-            self._count_rejection("prompt_too_long")
-            await self.clock.sleep(REJECT_S)
-            raise faults.prompt_too_long(input_tokens, self.context_window)
+        call, layout, input_tokens = await self._accepted(params)
         digest = self._digest(call)
         if inject_faults:
             await self._maybe_fault(digest)
@@ -186,6 +175,23 @@ class SimModel:
             self.mistakes += decide.mistakes
         await self.clock.sleep(self.latency.seconds(input_tokens, shaped.output_tokens))
         return message
+
+    async def _accepted(self, params: Mapping[str, Any]) -> tuple[Any, Any, int]:
+        """(the prepared call, its cache layout, its input tokens), or the API's 400 for an invalid request
+        or a prompt longer than the context window (after the time a rejection takes)."""
+        try:
+            params, layout = split(params)  # cache_control is not content: the policy and the seed never see it
+            call = prepare(params, self.conversations)
+        except anthropic.APIStatusError:
+            self._count_rejection("invalid_request")
+            await self.clock.sleep(REJECT_S)
+            raise
+        input_tokens = self.tokens.count_request(system=call.system, tools=call.tools, messages=call.messages)
+        if input_tokens > self.context_window:
+            self._count_rejection("prompt_too_long")
+            await self.clock.sleep(REJECT_S)
+            raise faults.prompt_too_long(input_tokens, self.context_window)
+        return call, layout, input_tokens
 
     async def _maybe_fault(self, digest: bytes) -> None:
         n = self._next(self._attempts, digest)
