@@ -22,7 +22,7 @@ from patterns.redact import redact
 from patterns.replay import ReplayMismatch
 from patterns.result import Result, Terminal
 from patterns.retry import RetryPolicy
-from patterns.workflows import execute
+from patterns.workflows import arun_workflow
 
 from .tasks.base import Instance
 
@@ -94,7 +94,7 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
         try:
             env = spec.family.environment(spec.instance, Path(workdir))
             design = spec.family.design(spec.pattern, env)
-            result = await execute(design, traced or m, spec.instance.prompt, limits=limits, retry=retry,
+            result = await arun_workflow(design, traced or m, spec.instance.prompt, limits=limits, retry=retry,
                                    seed=spec.seed)
             g = m if grader is None else trial_model(grader, replace(spec, trial=-1 - spec.trial), policy)
             score, graded = await grade_output(spec.family, spec.instance, env, result.output, g, retry=retry,

@@ -24,7 +24,7 @@ from patterns.replay import RecordingModel
 from patterns.sim import Decider, Reply, Request
 from patterns.simserver import SimServer
 from patterns.workflows import (
-    execute,
+    arun_workflow,
 )
 
 CANARY = "sk-ant-canary-e2e-0123456789"
@@ -125,7 +125,7 @@ def agent(prompt: str = "go", **kwargs: Any) -> Callable[[Any], Awaitable[Result
 
 
 def workflow(spec: Any, task: str = "the task", **kwargs: Any) -> Callable[[Any], Awaitable[Result]]:
-    return lambda model: execute(spec, model, task, **kwargs)
+    return lambda model: arun_workflow(spec, model, task, **kwargs)
 
 
 def kinds(result: Result, kind: Kind) -> list[Any]:

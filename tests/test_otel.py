@@ -17,7 +17,7 @@ from patterns.scripted import ScriptedModel, message, tool_use_block
 from patterns.sim import Reply, SimModel
 from patterns.sim.faults import overloaded
 from patterns.simserver import SimServer
-from patterns.workflows import LLM, Parallel, execute
+from patterns.workflows import LLM, Parallel, arun_workflow
 
 pytest.importorskip("opentelemetry.sdk")
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -118,7 +118,7 @@ def test_a_workflows_parallel_branches_are_sibling_spans(memory: Any) -> None:
     tracer, exporter = memory
     spec = Parallel(branches=[LLM("a", "A: {input}"), LLM("b", "B: {input}"), LLM("c", "C: {input}")],
                     aggregate=LLM("join", "Join: {input}"))
-    res = asyncio.run(execute(spec, SimModel(seed=1), "the task", tracer=Tracing(tracer, attributes={
+    res = asyncio.run(arun_workflow(spec, SimModel(seed=1), "the task", tracer=Tracing(tracer, attributes={
         "wva.task": "demo", "wva.instance": "i0", "wva.trial": 0})))
     root, children = tree(exporter)
     assert res.ok and root.name == "invoke_workflow parallel"

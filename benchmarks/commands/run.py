@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.tasks.dataset import sim_warning
     from benchmarks.trial import TrialSpec, grade_output, trial_model, uncached_cost
     from patterns.limits import Limits
-    from patterns.workflows import execute
+    from patterns.workflows import arun_workflow
 
     from ._tables import fmt_cost
 
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     async def one() -> tuple[Any, float, Any]:
         with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
             env = family.environment(instance, Path(workdir))
-            result = await execute(family.design(args.pattern, env), model, instance.prompt, seed=args.seed,
+            result = await arun_workflow(family.design(args.pattern, env), model, instance.prompt, seed=args.seed,
                                    limits=Limits(prompt_cache=args.prompt_cache))
             score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
             return result, score, graded

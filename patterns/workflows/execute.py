@@ -13,7 +13,7 @@ from ..run import Run
 from ..sync import run_sync
 
 
-async def execute(
+async def arun_workflow(
     spec: Any, model: Model, task: str, *, limits: Limits | None = None, abort: Abort | None = None,
     hooks: Hooks | None = None, retry: RetryPolicy | None = None, seed: int = 0, tracer: Any = None,
 ) -> Result:
@@ -35,5 +35,5 @@ async def execute(
 
 
 def run_workflow(spec: Any, model: Model, task: str, **kwargs: Any) -> Result:
-    """Synchronous `execute` (works inside Jupyter too)."""
-    return run_sync(execute(spec, model, task, **kwargs))
+    """Synchronous `arun_workflow` (works inside Jupyter too)."""
+    return run_sync(arun_workflow(spec, model, task, **kwargs))

@@ -13,7 +13,7 @@ import pytest
 from benchmarks.tasks.dataset import DatasetTask
 from benchmarks.tasks.dataset.policy import shaped_argument
 from patterns.sim import Decider, Request, SimModel
-from patterns.workflows import execute
+from patterns.workflows import arun_workflow
 
 TOML = Path(__file__).resolve().parents[2] / "examples" / "tickets" / "tickets.toml"
 
@@ -39,7 +39,7 @@ def first_request(pattern: str, row: int = 0) -> tuple[DatasetTask, Request]:
     instance = task.instances(row + 1, 0)[row]
     recorder = Recorder(task.policy())
     env = task.environment(instance, Path("."))
-    asyncio.run(execute(task.design(pattern, env), SimModel(recorder), instance.prompt))
+    asyncio.run(arun_workflow(task.design(pattern, env), SimModel(recorder), instance.prompt))
     return task, recorder.seen[0]
 
 

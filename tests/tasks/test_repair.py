@@ -20,7 +20,7 @@ from benchmarks.tasks.repair.tools import first_problem
 from patterns.result import Result
 from patterns.sim import Decider, SimModel
 from patterns.sim.policy import CROWDING, Request, crowded
-from patterns.workflows import execute, run_workflow
+from patterns.workflows import arun_workflow, run_workflow
 
 
 def trial(family: Repair, pattern: str, instance: Instance, workdir: Path, error_rate: float = 0.0,
@@ -268,7 +268,7 @@ def test_success_follows_the_law(tmp_path: Path, pattern: str) -> None:
         envs.append(family.environment(instance, tmp_path / str(i)))
 
     async def run_all() -> list[Result]:
-        return await asyncio.gather(*(execute(family.design(pattern, env), SimModel(family.policy(), error_rate=e,
+        return await asyncio.gather(*(arun_workflow(family.design(pattern, env), SimModel(family.policy(), error_rate=e,
                                                                                     seed=i), inst.prompt)
                                       for i, (inst, env) in enumerate(zip(instances, envs, strict=True))))
 

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from patterns.result import Result, Terminal
-from patterns.workflows import Single, execute
+from patterns.workflows import Single, arun_workflow
 
 from .scorers import strip_markdown
 
@@ -58,7 +58,7 @@ async def grade_with_model(model: Any, marker: str, rubric: str, instance: Any, 
     text = grader_prompt(rubric, instance.prompt, target, output)
     # a callable prompt: the answer is quoted as it is, never read as a {task}/{input} template
     spec = Single(prompt=lambda _input, _task: text, system=grader_system(marker), name="grader")
-    result = await execute(spec, model, instance.prompt, **run_options)
+    result = await arun_workflow(spec, model, instance.prompt, **run_options)
     if result.terminal is not Terminal.COMPLETED:
         return 0.0, result
     verdict = parse_verdict(result.output)
