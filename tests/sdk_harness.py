@@ -22,7 +22,7 @@ from patterns import Kind, Result, RetryPolicy, ToolSet, Usage, arun_agent, tool
 from patterns.model import AnthropicModel
 from patterns.replay import RecordingModel
 from patterns.sim import Decider, Reply, Request
-from patterns.simserver import SimServer
+from patterns.sim.server import SimServer
 from patterns.workflows import (
     arun_workflow,
 )

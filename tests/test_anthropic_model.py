@@ -10,7 +10,7 @@ import pytest
 
 from patterns.model import AnthropicModel, Model
 from patterns.sim import SimModel
-from patterns.simserver import SimServer
+from patterns.sim.server import SimServer
 
 CANARY = "sk-ant-canary-XXXX0000"
 ADD = {

@@ -1,7 +1,6 @@
 import argparse
 import subprocess
 import sys
-import types
 from typing import Any
 
 import pytest
@@ -27,23 +26,22 @@ SERVER_OPTIONS = {"slow_s": float, "require_api_key": str}
 
 
 def fake_simserver(monkeypatch: pytest.MonkeyPatch, run_server_cli: Any) -> None:
-    namespace = types.SimpleNamespace(run_server_cli=run_server_cli, SERVER_OPTIONS=SERVER_OPTIONS)
-    monkeypatch.setitem(sys.modules, "patterns.simserver", namespace)
+    """Stands in for the server loop of `wva sim-server`, so that no socket is opened."""
+    from benchmarks.commands import sim_server
+
+    monkeypatch.setattr(sim_server, "run_server_cli", run_server_cli)
 
 
 @pytest.fixture
 def fake_server(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, dict[str, Any]]]:
-    """Stands in for `patterns.simserver` so no socket is opened; records what it was asked."""
+    """Stands in for the server loop so no socket is opened; records what it was asked."""
     calls: list[tuple[str, int, dict[str, Any]]] = []
-    module = types.ModuleType("patterns.simserver")
 
     def run_server_cli(host: str, port: int, knobs: dict[str, Any], **_: Any) -> int:
         calls.append((host, port, knobs))
         return 0
 
-    module.run_server_cli = run_server_cli  # type: ignore[attr-defined]
-    module.SERVER_OPTIONS = SERVER_OPTIONS  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "patterns.simserver", module)
+    fake_simserver(monkeypatch, run_server_cli)
     return calls
 
 

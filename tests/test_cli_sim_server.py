@@ -115,7 +115,7 @@ def test_sim_server_on_port_0_serves_one_sdk_call_then_stops_on_ctrl_c() -> None
 def test_a_bad_server_option_is_one_usage_line_before_anything_is_served(
     capsys: pytest.CaptureFixture[str], knob: str, says: str
 ) -> None:
-    status = main(["sim-server", "--port", "0", "--knob", knob])  # the real simserver module: nothing is faked
+    status = main(["sim-server", "--port", "0", "--knob", knob])  # the real server module: nothing is faked
     out, err = capsys.readouterr()
     assert status == 2 and out == "" and err.startswith("wva: error: ") and says in err
     assert len(err.splitlines()) == 1

@@ -33,7 +33,7 @@ from patterns.model import AnthropicModel
 from patterns.retry import RetryPolicy
 from patterns.sim import SimModel
 from patterns.sim.faults import FAULT_KINDS
-from patterns.simserver import SimServer
+from patterns.sim.server import SimServer
 
 CAPITALS = "examples.minimal_family:Capitals"
 MODEL_ID = "claude-sonnet-4-5"

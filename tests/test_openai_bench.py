@@ -17,7 +17,7 @@ import pytest
 from benchmarks.bench import BenchConfig, run_bench
 from benchmarks.outputs import load_results
 from benchmarks.tasks.registry import load_task
-from patterns.simserver import SimServer
+from patterns.sim.server import SimServer
 
 pytest.importorskip("openai")
 pytestmark = pytest.mark.timeout(300)

@@ -15,7 +15,7 @@ from patterns._http import httpx
 from patterns.compaction import is_prompt_too_long, pressure_of
 from patterns.openai_format import ERROR_MARK, chat_request, to_message
 from patterns.retry import RetryPolicy, retry_after_s
-from patterns.simserver import SimServer
+from patterns.sim.server import SimServer
 from patterns.specs import load_model
 
 openai = pytest.importorskip("openai")

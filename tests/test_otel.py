@@ -16,7 +16,7 @@ from patterns.otel import Tracing, tracer_from_env
 from patterns.scripted import ScriptedModel, message, tool_use_block
 from patterns.sim import Reply, SimModel
 from patterns.sim.faults import overloaded
-from patterns.simserver import SimServer
+from patterns.sim.server import SimServer
 from patterns.workflows import LLM, Parallel, arun_workflow
 
 pytest.importorskip("opentelemetry.sdk")

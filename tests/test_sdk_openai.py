@@ -20,7 +20,7 @@ from patterns.compaction import CLEARED
 from patterns.openai_model import OpenAIModel
 from patterns.retry import retry_after_s
 from patterns.sim import Reply, chat_wire
-from patterns.simserver import SimServer
+from patterns.sim.server import SimServer
 from patterns.workflows import LLM, Chain
 
 from .sdk_harness import FAST, TOOLS, Tapped, agent, finished, kinds, say, use, workflow

@@ -35,7 +35,7 @@ from patterns import (
 )
 from patterns.model import AnthropicModel
 from patterns.replay import RecordingModel, ReplayModel
-from patterns.simserver import SimServer
+from patterns.sim.server import SimServer
 from patterns.workflows import LLM, Chain, Gate, run_workflow
 
 from .helpers import api_error

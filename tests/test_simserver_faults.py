@@ -10,19 +10,16 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import sys
 import time
-import types
 from typing import Any
 
 import anthropic
 import pytest
 
-from patterns import netfaults
 from patterns.model import AnthropicModel
 from patterns.retry import RetryPolicy, retry_after_s
-from patterns.sim import Decider, Reply, Request
-from patterns.simserver import SimServer, _typed
+from patterns.sim import Decider, Reply, Request, netfaults
+from patterns.sim.server import SimServer, typed_knobs
 
 KEY = "sk-ant-dummy-faults-0000"
 MODEL_ID = "claude-sonnet-4-5"
@@ -195,7 +192,7 @@ def test_bad_network_fault_rates_are_value_errors(knobs: dict[str, Any]) -> None
 
 
 def test_network_fault_options_are_typed_from_text() -> None:
-    assert _typed({"disconnect_rate": "0.25", "slow_rate": "0", "malformed_rate": "1"}) == {
+    assert typed_knobs({"disconnect_rate": "0.25", "slow_rate": "0", "malformed_rate": "1"}) == {
         "disconnect_rate": 0.25, "slow_rate": 0.0, "malformed_rate": 1.0}
 
 
@@ -234,13 +231,11 @@ def test_a_served_family_answers_its_own_prompts_the_generic_policy_the_rest() -
 def test_sim_server_passes_the_task_policies_unless_generic_only(
         monkeypatch: pytest.MonkeyPatch, argv: list[str], loader: bool) -> None:
     from benchmarks.cli import main
+    from benchmarks.commands import sim_server
     from benchmarks.commands.sim_server import task_policies
-    from patterns.simserver import SERVER_OPTIONS
 
     calls: list[dict[str, Any]] = []
-    fake = types.SimpleNamespace(SERVER_OPTIONS=SERVER_OPTIONS,
-                                 run_server_cli=lambda host, port, knobs, **kw: calls.append(kw) or 0)
-    monkeypatch.setitem(sys.modules, "patterns.simserver", fake)
+    monkeypatch.setattr(sim_server, "run_server_cli", lambda host, port, knobs, **kw: calls.append(kw) or 0)
     assert main(["sim-server", "--port", "0", *argv]) == 0
     assert calls == ([{"policies": task_policies}] if loader else [{}])
 

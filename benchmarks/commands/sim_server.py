@@ -10,7 +10,9 @@ generic policy alone.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import sys
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._common import CommandFailed, UsageError, knob_items, port
@@ -59,7 +61,7 @@ def task_policies(warn: Callable[[str], None]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from patterns.simserver import SERVER_OPTIONS, run_server_cli  # heavy: the simulator and a server
+    from patterns.sim.server import SERVER_OPTIONS  # heavy: the simulator and a server
     from patterns.specs import parse_sim_knobs
 
     try:
@@ -82,3 +84,37 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except OSError as exc:  # the address is taken or not ours to bind
         raise CommandFailed(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+
+
+PolicyLoader = Callable[[Callable[[str], None]], Sequence[Any]]  # given a `warn(line)`, returns policies
+
+
+def run_server_cli(host: str, port: int, knobs: dict[str, Any], *,
+                   policies: Sequence[Any] | PolicyLoader | None = None) -> int:
+    """Serve until Ctrl-C; `knobs` are SimModel knobs plus the server options (`SERVER_OPTIONS`).
+
+    `policies` (or a loader called with a `warn(line)` function, after the knobs are checked and
+    before anything is served) are consulted before the generic policy. The first line printed is
+    the URL; the loader's warnings and the policies served follow it, on stderr.
+    """
+    from patterns.sim.server import SimServer, typed_knobs
+
+    server = SimServer(host, port, **typed_knobs(knobs))  # a bad knob fails here, before anything is loaded
+    notes: list[str] = []
+    if policies is not None:
+        server.policies.extend(policies(notes.append) if callable(policies) else policies)
+    server.start()
+    print(f"sim server listening on {server.url}  (export ANTHROPIC_BASE_URL={server.url})", flush=True)
+    if server.policies:
+        names = ", ".join(type(p).__name__ for p in server.policies)
+        notes.append(f"sim server: policies {names}, then GenericPolicy for any other request")
+    for note in notes:
+        print(note, file=sys.stderr, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        injected = ", ".join(f"{kind}={n}" for kind, n in server.faults_injected.items() if n) or "none"
+        print(f"sim server stopped ({server.model.calls} model calls; faults injected: {injected})", flush=True)
+    finally:
+        server.stop()
+    return 0

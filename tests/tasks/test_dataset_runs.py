@@ -141,7 +141,7 @@ def test_a_user_design_overrides_only_its_patterns(tmp_path: Path) -> None:
 def test_the_sweep_runs_through_the_real_sdk_against_the_sim_server(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from patterns.model import AnthropicModel
-    from patterns.simserver import SimServer
+    from patterns.sim.server import SimServer
 
     task = DatasetTask.from_file(TOML)
     with SimServer(policies=[task.policy()]) as server:
@@ -165,7 +165,7 @@ def test_the_sweep_runs_through_the_real_sdk_against_the_sim_server(
 
 def test_sim_server_serves_a_task_files_policy_first(monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    import types
+    from benchmarks.commands import sim_server
 
     served: list[Any] = []
 
@@ -173,8 +173,7 @@ def test_sim_server_serves_a_task_files_policy_first(monkeypatch: pytest.MonkeyP
         served.extend(extra["policies"](print))
         return 0
 
-    fake = types.SimpleNamespace(run_server_cli=run_server_cli, SERVER_OPTIONS={"slow_s": float})
-    monkeypatch.setitem(sys.modules, "patterns.simserver", fake)
+    monkeypatch.setattr(sim_server, "run_server_cli", run_server_cli)  # the server loop, without a socket
     assert main(["sim-server", "--tasks", TOML, "--port", "0"]) == 0
     assert type(served[0]).__name__ == "DatasetPolicy" and served[0].marker == "[task:tickets]" and len(served) > 1
     assert main(["sim-server", "--tasks", TOML + "x"]) == 2

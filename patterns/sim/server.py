@@ -9,46 +9,42 @@ An injected timeout is served as a slow reply: the request is answered `slow_s` 
 gave up meanwhile, so that its retry sees the decision it would have seen without the fault.
 The network's faults (`disconnect_rate`, `slow_rate`, `malformed_rate`: a cut connection, a late
 reply, a 200 that is not JSON) are server knobs, described with the SDK's reaction to each in
-`patterns.netfaults`. `server.faults_injected` counts every fault injected, by the name of the
+`patterns.sim.netfaults`. `server.faults_injected` counts every fault injected, by the name of the
 SDK exception the client records for it, so it can be compared with a run's `error_type`s.
 
 Each request picks the first of `policies` whose `accepts(request)` is true, falling back to
-`GenericPolicy`. `patterns` knows no task family: `wva sim-server` passes the benchmark's
-families' policies in (`run_server_cli(..., policies=loader)`).
+`GenericPolicy`. `patterns` knows no task family: `wva sim-server` (benchmarks/commands/sim_server.py,
+the command line) passes the benchmark's families' policies in.
 
 The server never logs or echoes the `x-api-key` / `authorization` headers: it logs only the
-request line and the status, at DEBUG level, to the `patterns.simserver` logger.
+request line and the status, at DEBUG level, to the `patterns.sim.server` logger.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import hmac
 import json
 import logging
-import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anthropic
 
-from . import netfaults
-from .sim import chat_wire, faults
-from .sim.generic import GenericPolicy
-from .sim.knobs import KNOBS, parse_knobs
-from .sim.model import SimModel
-from .sim.policy import FirstAccepting, Policy
-from .sim.tokens import TokenCounter
+from . import chat_wire, faults, netfaults
+from .generic import GenericPolicy
+from .knobs import KNOBS, parse_knobs
+from .model import SimModel
+from .policy import FirstAccepting, Policy
+from .tokens import TokenCounter
 
-log = logging.getLogger("patterns.simserver")
+log = logging.getLogger(__name__)
 SERVER_OPTIONS = {"slow_s": float, "require_api_key": str, "disconnect_rate": float, "slow_rate": float,
                   "malformed_rate": float}
 DEFAULT_SLOW_S = 10.0
 CLIENT_GONE = 499  # the status `answer` gives a reply nobody waits for any more (it is never sent)
-PolicyLoader = Callable[[Callable[[str], None]], Sequence[Policy]]  # given a `warn(line)`, returns policies
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -162,6 +158,24 @@ def _error_reply(exc: anthropic.APIStatusError) -> tuple[int, dict[str, Any], di
     return exc.status_code, body, headers
 
 
+def _request_params(server: SimServer, path: str, headers: Any,
+                    raw: bytes) -> dict[str, Any] | anthropic.APIStatusError:
+    """The request's Messages API params, or the error the API would answer it with."""
+    if path.split("?")[0] not in ("/v1/messages", chat_wire.PATH):
+        return faults.not_found()
+    if not server.authorised(headers):
+        return faults.authentication_failed()
+    try:
+        params = chat_wire.request(path, json.loads(raw or b"null"))
+    except ValueError:
+        params = None
+    if not isinstance(params, dict):
+        return faults.invalid_request("There was an error parsing the body of your request")
+    if not isinstance(params.get("model"), str):
+        return faults.invalid_request("model: Field required")
+    return params
+
+
 def _handler_for(server: SimServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the SDK's connection pool expects
@@ -201,18 +215,9 @@ def _handler_for(server: SimServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length > 0 else b""
-            if self.path.split("?")[0] not in ("/v1/messages", chat_wire.PATH):
-                return self._send_error(faults.not_found())
-            if not server.authorised(self.headers):
-                return self._send_error(faults.authentication_failed())
-            try:
-                params = chat_wire.request(self.path, json.loads(raw or b"null"))
-            except ValueError:
-                params = None
-            if not isinstance(params, dict):
-                return self._send_error(faults.invalid_request("There was an error parsing the body of your request"))
-            if not isinstance(params.get("model"), str):
-                return self._send_error(faults.invalid_request("model: Field required"))
+            params = _request_params(server, self.path, self.headers, raw)
+            if isinstance(params, anthropic.APIStatusError):
+                return self._send_error(params)
             server._local.connection = self.connection
             fault, rng = server.network.draw(raw)
             if fault == netfaults.DISCONNECT:
@@ -239,7 +244,7 @@ def serve(host: str = "127.0.0.1", port: int = 0, *, policies: Sequence[Policy] 
     return SimServer(host, port, policies=policies, **options).start()
 
 
-def _typed(knobs: dict[str, Any]) -> dict[str, Any]:
+def typed_knobs(knobs: dict[str, Any]) -> dict[str, Any]:
     """Knob and option values, converting the ones given as text."""
     out: dict[str, Any] = {}
     for name, value in knobs.items():
@@ -250,51 +255,3 @@ def _typed(knobs: dict[str, Any]) -> dict[str, Any]:
         else:
             out[name] = value
     return out
-
-
-def run_server_cli(host: str, port: int, knobs: dict[str, Any], *,
-                   policies: Sequence[Policy] | PolicyLoader | None = None) -> int:
-    """Serve until Ctrl-C; `knobs` are SimModel knobs plus the server options (`SERVER_OPTIONS`).
-
-    `policies` (or a loader called with a `warn(line)` function, after the knobs are checked and
-    before anything is served) are consulted before the generic policy. The first line printed is
-    the URL; the loader's warnings and the families served follow it, on stderr.
-    """
-    server = SimServer(host, port, **_typed(knobs))  # a bad knob fails here, before anything is loaded
-    notes: list[str] = []
-    if policies is not None:
-        server.policies.extend(policies(notes.append) if callable(policies) else policies)
-    server.start()
-    print(f"sim server listening on {server.url}  (export ANTHROPIC_BASE_URL={server.url})", flush=True)
-    if server.policies:
-        names = ", ".join(type(p).__name__ for p in server.policies)
-        notes.append(f"sim server: policies {names}, then GenericPolicy for any other request")
-    for note in notes:
-        print(note, file=sys.stderr, flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        injected = ", ".join(f"{kind}={n}" for kind, n in server.faults_injected.items() if n) or "none"
-        print(f"sim server stopped ({server.model.calls} model calls; faults injected: {injected})", flush=True)
-    finally:
-        server.stop()
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="wva sim-server", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--knob", action="append", default=[], metavar="NAME=VALUE",
-                        help=f"a SimModel knob ({', '.join(KNOBS)}) or {', '.join(SERVER_OPTIONS)}")
-    args = parser.parse_args(argv)
-    knobs: dict[str, Any] = {}
-    for item in args.knob:
-        name, sep, value = item.partition("=")
-        if not sep:
-            parser.error(f"bad --knob {item!r}: write NAME=VALUE")
-        knobs[name.strip()] = value.strip()
-    try:
-        return run_server_cli(args.host, args.port, knobs)
-    except ValueError as exc:  # a bad knob: before anything is served
-        parser.error(str(exc))
