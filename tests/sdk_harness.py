@@ -23,9 +23,9 @@ from patterns.model import AnthropicModel
 from patterns.replay import RecordingModel
 from patterns.sim import Decider, Reply, Request
 from patterns.sim.server import SimServer
-from patterns.workflows import (
-    arun_workflow,
-)
+from patterns.workflows import arun_workflow
+
+from .agent_fixtures import add
 
 CANARY = "sk-ant-canary-e2e-0123456789"
 MODEL_ID = "claude-sonnet-4-5"
@@ -146,17 +146,6 @@ def assert_accounted(result: Result, server: Tapped) -> None:
 # --- tools -------------------------------------------------------------------------------------------
 
 finished: list[str] = []  # the order the `echo` calls finished in (reset by the test using it)
-
-
-@tool(timeout_s=None)
-def add(a: int, b: int) -> int:
-    """Add two integers.
-
-    Args:
-        a: the first
-        b: the second
-    """
-    return a + b
 
 
 @tool(timeout_s=5)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from patterns import Limits, RetryPolicy, ToolSet, arun_agent, tool
+from patterns import Limits, RetryPolicy, ToolSet, arun_agent
 from patterns.openai_model import OpenAIModel
 from patterns.otel import Tracing, tracer_from_env
 from patterns.scripted import ScriptedModel, message, tool_use_block
@@ -24,19 +24,10 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from .agent_fixtures import add
+
 FAST = RetryPolicy(max_retries=3, base_delay_s=0.001, max_delay_s=0.001, max_retry_after_s=0.0)
 CANARY = "sk-otel-canary-0123456789"
-
-
-@tool(timeout_s=None)
-def add(a: int, b: int) -> int:
-    """Add two integers.
-
-    Args:
-        a: the first
-        b: the second
-    """
-    return a + b
 
 
 @pytest.fixture
