@@ -102,8 +102,8 @@ def _interval(x: float, se: float, crit: float) -> tuple[float, float]:
 
 
 def _exp(iv: tuple[float, float]) -> tuple[float, float]:
-    return math.exp(iv[0]) if not math.isnan(iv[0]) else math.nan, math.exp(iv[1]) if not math.isnan(iv[1]) \
-        else math.nan
+    low, high = iv
+    return math.exp(low), math.exp(high)  # exp(nan) is nan: an unknown bound stays unknown
 
 
 def compare(g: pd.DataFrame, workflows: list[str], seed: int = 0) -> list[Pair]:

@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import predictability as pr
 from .atomic import write_atomic
-from .comparison import Pair, compare, pairs_frame
+from .comparison import Pair, compare, instances_needed, pairs_frame
 from .criterion_io import format_verdicts, load_inputs, note, pareto_front
 from .stats import clustered_rate, percentile
 from .verdict import DEFAULT_MARGIN, best_workflow, check_margin, decide_declared, decide_selected
@@ -156,8 +156,6 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec
         workflow_ci_high=w["high"], agent_cost=a["cost"], workflow_cost=w["cost"], agent_latency_p50=a["latency"],
         workflow_latency_p50=w["latency"])
     if v.verdict == "inconclusive":
-        from .comparison import instances_needed
-
         row["instances_needed"] = instances_needed(pair.diff, pair.se * math.sqrt(pair.instances), margin)
     row["chapter_prediction"] = predict(row["predictability"], threshold)
     row["agrees"] = agrees(row["verdict"], row["chapter_prediction"])
