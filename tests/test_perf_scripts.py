@@ -29,6 +29,31 @@ def test_the_floor_yardstick_builds_the_conversation_arun_agent_builds() -> None
     assert floor == ours
 
 
+class Recording(fake_model.Fake):
+    """Keeps what each call sent: the messages and tools, as the model saw them."""
+
+    def __init__(self, replies: list) -> None:
+        super().__init__(replies)
+        self.sent: list[tuple[list, list]] = []
+
+    async def create(self, **params):
+        self.sent.append((list(params["messages"]), params.get("tools")))
+        return await super().create(**params)
+
+
+def test_the_floor_sends_the_requests_arun_agent_sends_cache_breakpoints_included() -> None:
+    replies = fake_model.script(4)
+    runs = loop_overhead.loops(["inline"], with_floor=True)
+    ours, floor = Recording(replies), Recording(replies)
+    asyncio.run(runs["arun_agent (inline tool)"](ours))
+    asyncio.run(runs["floor: the same bookkeeping in one function"](floor))
+    assert floor.sent == ours.sent
+    assert all(messages[-1]["content"][-1].get("cache_control") for messages, _ in ours.sent[1:])
+    plain = Recording(replies)
+    asyncio.run(runs["arun_agent (inline tool, prompt_cache=False)"](plain))
+    assert not any("cache_control" in repr(sent) for sent in plain.sent)
+
+
 def test_the_parsed_fake_builds_a_new_reply_on_every_call() -> None:
     replies = fake_model.script(2)
     fake = fake_model.Parsed(replies)

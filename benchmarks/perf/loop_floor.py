@@ -15,6 +15,7 @@ from anthropic.types import Message
 from benchmarks.perf.fake_model import PRICED, Fake, add, script
 from patterns import Event, Kind, Limits, RetryPolicy, Run, ToolSet, Usage, tool
 from patterns.blocks import block_params, sendable
+from patterns.caching import MarkCounter, with_breakpoints
 from patterns.pricing import cost_usd
 from patterns.schema import checker
 from patterns.tools import result_text
@@ -22,17 +23,19 @@ from patterns.tools import result_text
 
 async def floor(model: Fake, prompt: str, tools: list[dict[str, Any]], fn: Callable[..., Any],
                 fits: Callable[[Any], bool]) -> list[Any]:
-    """A yardstick, not a usable loop: what `arun_agent` records per step (a step limit, usage and its
-    sum, cost, a model-call and a tool-call event, the reply's blocks as params, the tool input checked,
-    the result as text), with the same primitives, written into one function with nothing between them
-    (no `Run`, hooks, retry structure, recovery or error handling). No loop that records as much can be
-    cheaper than this, whatever its structure."""
+    """A yardstick, not a usable loop: what `arun_agent` does per step beyond the textbook loop (a step
+    limit, the request's cache breakpoints, usage and its sum, cost, a model-call and a tool-call event,
+    the reply's blocks as params, the tool input checked, the result as text), with the same primitives,
+    written into one function with nothing between them (no `Run`, hooks, retry structure, recovery or
+    error handling). No loop that does as much can be cheaper than this, whatever its structure."""
     messages: list[Any] = [{"role": "user", "content": prompt}]
     events: list[Any] = []
-    total, cost, steps, t0 = Usage(), 0.0, 0, time.monotonic()
+    total, cost, steps, t0, marks = Usage(), 0.0, 0, time.monotonic(), MarkCounter()
     while steps < 100_000:
         start = time.monotonic() - t0
-        reply = await model.create(model=PRICED, max_tokens=1024, messages=messages, tools=tools)
+        request = with_breakpoints({"model": PRICED, "max_tokens": 1024, "messages": messages, "tools": tools},
+                                   counter=marks)  # prompt caching is on by default in arun_agent
+        reply = await model.create(**request)
         usage = Usage.from_api(reply.usage)
         total, price = total + usage, cost_usd(reply.model, usage) or 0.0
         cost += price
@@ -73,9 +76,14 @@ def breakdown(number: int = 20_000) -> list[tuple[str, float]]:
     usage = Usage.from_api(reply.usage)
     outcome = _drive(toolset.execute("add", block.input))
     fits = checker(toolset.tools["add"].input_schema)
+    request = {"max_tokens": 1024, "tools": toolset.params, "messages": [
+        {"role": "user", "content": "add things"}, {"role": "assistant", "content": sendable(reply.content)[0]},
+        {"role": "user", "content": [outcome.block(block.id)]}]}
+    marks = MarkCounter()
     pieces: dict[str, Callable[[], Any]] = {
         "limits and abort check (Run.check)": run.check,
         "four clock reads (Run.elapsed)": lambda: (run.elapsed(), run.elapsed(), run.elapsed(), run.elapsed()),
+        "cache breakpoints on the request (with_breakpoints)": lambda: with_breakpoints(request, counter=marks),
         "usage read from the reply (Usage.from_api)": lambda: Usage.from_api(reply.usage),
         "usage summed (Usage +)": lambda: usage + usage,
         "cost (cost_usd)": lambda: cost_usd(PRICED, usage),

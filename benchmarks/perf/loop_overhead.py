@@ -9,7 +9,9 @@ replies, each built from its JSON on every call, as a client builds every real r
 One trivial tool (`fake_model.py`). Both loops
 run in this process, one after the other, N = 10, 100, 1000 model turns; the figure is the median
 wall time of a whole run divided by N (µs per step, setup included). `arun_agent` runs with
-everything on: events, usage and cost, limits (max_steps = N + 1), the retry policy.
+everything on: events, usage and cost, limits (max_steps = N + 1), the retry policy, and prompt
+caching's breakpoints (on by default); one more row, with the inline tool, has them off
+(`Limits(prompt_cache=False)`), to show what placing them costs a step.
 
 Peak memory is measured in a separate run under `tracemalloc` (which slows code down, so it is not
 timed), at N = 1000, and compared with the conversation's own size: the *deep `sys.getsizeof`* of the
@@ -70,19 +72,22 @@ def loops(kinds: list[str], with_floor: bool = False) -> dict[str, Loop]:
         fits = checker(tool(add).input_schema)
         out["floor: the same bookkeeping in one function"] = lambda model: floor(model, "add things", params, add,
                                                                                 fits)
-    for kind in kinds:
+    variants = [(kind, True) for kind in kinds]
+    if "inline" in kinds:
+        variants.append(("inline", False))  # what the cache breakpoints cost a step
+    for kind, cache in variants:
         toolset = ToolSet([TOOLS[kind]()])
 
-        async def ours(model: Fake, toolset: ToolSet = toolset) -> list[Any]:
+        async def ours(model: Fake, toolset: ToolSet = toolset, cache: bool = cache) -> list[Any]:
             n = len(model.replies)
-            result = await arun_agent(model, "add things", tools=toolset, limits=Limits(max_steps=n + 1),
-                                      retry=RetryPolicy())
+            result = await arun_agent(model, "add things", tools=toolset, retry=RetryPolicy(),
+                                      limits=Limits(max_steps=n + 1, prompt_cache=cache))
             assert result.terminal == "completed" and result.steps == n, (result.terminal, result.detail)
             assert result.tool_calls == n - 1 and not result.errors and not result.messages[2]["content"][0].get(
                 "is_error"), result.messages[2]
             return result.messages
 
-        out[f"arun_agent ({kind} tool)"] = ours
+        out[f"arun_agent ({kind} tool{'' if cache else ', prompt_cache=False'})"] = ours
     return out
 
 
