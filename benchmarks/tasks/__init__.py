@@ -9,7 +9,8 @@ Each built-in family is a package with the same modules, each with one role:
 - `answers.py`: what the grader (and a design's code steps) read out of a model's reply;
 - `policy.py`: how `SimModel` behaves on the family's prompts; it sees the request only;
 - `skills.py`: what that policy knows how to do with the family's text, right or with one slip.
-The pieces they share (parameter parsers, `design_of`, `marked`) are in `base.py`; the one list of
+The pieces they share (`FamilyBase`: their `__init__`, seeded `instances` and `design` dispatch;
+parameter parsers, `design_of`, `look_up`, `marked`) are in `base.py`; the one list of
 built-in names is `benchmarks.names.DEFAULT_TASKS`, read by `registry.py`. `dataset/` is the family
 that a task file (.toml) describes.
 """

@@ -10,7 +10,8 @@ command line as `name:key=value,...`), it provides:
 - `design(pattern, env) -> spec`: how `single`, `chain`, `route`, `orchestrate`, `parallel`,
   `evaluate_optimize` and `agent` solve this family (a spec from `patterns.workflows`); the
   built-in families write one method `design_<pattern>(env)` per pattern and find it with
-  `design_of`, the one way designs are dispatched;
+  `design_of`, the one way designs are dispatched (their `FamilyBase` does: it also gives them their
+  `__init__` and seeded `instances`);
 - `grade(instance, env, output) -> float`: a score in [0, 1]; 1.0 is a success;
 - `policy() -> patterns.sim.Policy`: how `SimModel` behaves on this family's prompts. It sees the
   request only; it recognises the family's own prompts in `accepts`;
@@ -27,14 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet
 
 from ..names import PATTERNS  # re-exported: the one list of pattern names
 
-__all__ = ["PATTERNS", "Environment", "Family", "Instance", "IntRange", "Param"]
+__all__ = ["PATTERNS", "Environment", "Family", "FamilyBase", "Instance", "IntRange", "Param"]
 
 
 @dataclass(frozen=True)
@@ -156,17 +157,19 @@ class Family(Protocol):
     def policy(self) -> Any: ...
 
 
-def seeded_instances(family: Any, n: int, seed: int) -> list[Instance]:
-    """`family.instance(i, rng)` for i < n, each from its own generator seeded by (name, seed, i), so
-    that instance i is the same whatever n is, and another seed gives other instances."""
-    return [family.instance(i, random.Random(f"{family.name}:{seed}:{i}")) for i in range(n)]
-
-
 def design_of(family: Any, pattern: str, env: Environment) -> Any:
     """The one way a family's designs are found: its method `design_<pattern>(env)`."""
     if pattern not in PATTERNS:
         raise ValueError(f"unknown pattern {pattern!r} for task {family.name!r}: choose from {', '.join(PATTERNS)}")
     return getattr(family, f"design_{pattern}")(env)
+
+
+def look_up(table: dict[str, Any], key: str, missing: str) -> Any:
+    """A lookup tool's entry `table[key]`; an unknown key is a LookupError whose message (`missing`) the model
+    reads, so it should say how to find the right key."""
+    if key not in table:
+        raise LookupError(missing)
+    return table[key]
 
 
 def marked(request: Any, mark: str) -> bool:
@@ -199,9 +202,28 @@ def init_params(obj: Any, raw: dict[str, Any]) -> None:
     obj.settings = {k: str(v) for k, v in values.items()}
 
 
-def init_family(family: Any, **params: Any) -> None:
-    """A family's `__init__` (`__init__ = init_family`): `Family(**params)`, validated against PARAMS."""
-    init_params(family, params)
+class FamilyBase:
+    """The skeleton the built-in families share, so that each writes only what is its own (PARAMS,
+    `instance`, `environment`, `design_<pattern>`, `grade`, `policy`): `Family(**params)` validated
+    against PARAMS, seeded instances, and designs found by `design_of`."""
+
+    name: str
+    PARAMS: ClassVar[dict[str, Param]]
+
+    def __init__(self, **params: Any) -> None:
+        init_params(self, params)
+
+    def instance(self, i: int, rng: random.Random) -> Instance:
+        """Instance i, drawn from `rng` only (each family writes its own)."""
+        raise NotImplementedError
+
+    def instances(self, n: int, seed: int) -> list[Instance]:
+        """`self.instance(i, rng)` for i < n, each from its own generator seeded by (name, seed, i), so
+        that instance i is the same whatever n is, and another seed gives other instances."""
+        return [self.instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n)]
+
+    def design(self, pattern: str, env: Environment) -> Any:
+        return design_of(self, pattern, env)
 
 
 def task_label(obj: Any) -> str:

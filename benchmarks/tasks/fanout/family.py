@@ -35,16 +35,7 @@ import networkx as nx
 from patterns.run import Failure, Run
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Gate, Orchestrate, Parallel, Route, Single, ToolStep
 
-from ..base import (
-    CROWDING_PARAM,
-    Environment,
-    Instance,
-    IntRange,
-    Param,
-    design_of,
-    init_family,
-    seeded_instances,
-)
+from ..base import CROWDING_PARAM, Environment, FamilyBase, Instance, IntRange, Param
 from .answers import failed_lookups, fanout_score
 from .policy import FanoutPolicy
 from .prompts import AGENT_SYSTEM, AGGREGATE, HANDLERS, ITEM_ID, KINDS, ONE_ROUND, QUESTIONS, SUBTASK, SYSTEM
@@ -101,7 +92,7 @@ class ItemSections(Parallel):
         return [split], exits
 
 
-class Fanout:
+class Fanout(FamilyBase):
     name = "fanout"
     # declared before any result (see base): one lookup per id named in the input, sectioned by code
     natural_workflow = "parallel"
@@ -114,10 +105,6 @@ class Fanout:
     items: IntRange
     questions: str
     crowding: float
-
-    __init__ = init_family  # the parameters, parsed and set as attributes
-    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
-    design = design_of  # self.design_<pattern>(env)
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         n = rng.randint(self.items.low, self.items.high)

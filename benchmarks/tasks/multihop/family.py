@@ -35,15 +35,13 @@ from patterns.workflows import LLM, Step, ToolStep
 from ..base import (
     CROWDING_PARAM,
     Environment,
+    FamilyBase,
     Instance,
     IntRange,
     Param,
     bounded,
     design_bound,
-    design_of,
-    init_params,
     positive_int,
-    seeded_instances,
 )
 from .answers import answer_vote, multihop_next_id, multihop_step, multihop_value
 from .policy import MultihopPolicy
@@ -134,7 +132,7 @@ def walk(tools: ToolSet, hops: int) -> list[Step]:
     return steps
 
 
-class Multihop:
+class Multihop(FamilyBase):
     name = "multihop"
     # declared before any result (see base): a bounded walk: read → follow the reference, up to `depth` times
     natural_workflow = "chain"
@@ -156,11 +154,8 @@ class Multihop:
         self.depth: int
         self.votes: int
         self.crowding: float
-        init_params(self, params)
+        super().__init__(**params)
         self.depth = self.depth or self.hops.high  # auto: every instance within reach
-
-    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
-    design = design_of  # self.design_<pattern>(env)
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         hops, k = rng.randint(self.hops.low, self.hops.high), self.distractors

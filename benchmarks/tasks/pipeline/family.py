@@ -26,16 +26,7 @@ from typing import Any, ClassVar
 from patterns.answers import vote
 from patterns.workflows import LLM, Agent, Chain, Code, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from ..base import (
-    CROWDING_PARAM,
-    Environment,
-    Instance,
-    IntRange,
-    Param,
-    design_of,
-    init_family,
-    seeded_instances,
-)
+from ..base import CROWDING_PARAM, Environment, FamilyBase, Instance, IntRange, Param
 from . import prompts as pt
 from .answers import pipeline_line
 from .policy import PipelinePolicy
@@ -115,7 +106,7 @@ def _keep_record(text: str) -> str:
     return record_of(text).strip()
 
 
-class Pipeline:
+class Pipeline(FamilyBase):
     name = "pipeline"
     # declared before any result (see base): the graph is known: extract → normalise → format
     natural_workflow = "chain"
@@ -126,10 +117,6 @@ class Pipeline:
     }
     fields: IntRange
     crowding: float
-
-    __init__ = init_family  # the parameters, parsed and set as attributes
-    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
-    design = design_of  # self.design_<pattern>(env)
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         fields = list(FIELDS[: rng.randint(self.fields.low, self.fields.high)])

@@ -38,18 +38,7 @@ from patterns.workflows import (
     ToolStep,
 )
 
-from ..base import (
-    CROWDING_PARAM,
-    Environment,
-    Instance,
-    IntRange,
-    Param,
-    design_bound,
-    design_of,
-    init_params,
-    positive_int,
-    seeded_instances,
-)
+from ..base import CROWDING_PARAM, Environment, FamilyBase, Instance, IntRange, Param, design_bound, positive_int
 from .answers import proposal_vote, repair_proposal
 from .policy import RepairPolicy
 from .prompts import (
@@ -168,7 +157,7 @@ def _report(validation: str) -> str:
     return "DONE: the validator passes." if validation.startswith("OK") else f"NOT FIXED: {validation.splitlines()[0]}"
 
 
-class Repair:
+class Repair(FamilyBase):
     """See the module docstring."""
 
     name = "repair"
@@ -184,11 +173,8 @@ class Repair:
     }
 
     def __init__(self, **params: Any) -> None:
-        init_params(self, params)
+        super().__init__(**params)
         self.rounds: int = self.rounds or self.faults.high  # auto: every instance within reach
-
-    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
-    design = design_of  # self.design_<pattern>(env)
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         path = rng.choice(FILES)

@@ -25,16 +25,7 @@ from typing import Any, ClassVar
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from ..base import (
-    CROWDING_PARAM,
-    Environment,
-    Instance,
-    IntRange,
-    Param,
-    design_of,
-    init_family,
-    seeded_instances,
-)
+from ..base import CROWDING_PARAM, Environment, FamilyBase, Instance, IntRange, Param
 from . import prompts as st
 from .answers import is_none, support_answered
 from .policy import SupportPolicy
@@ -125,7 +116,7 @@ class _World:
         return rec
 
 
-class Support:
+class Support(FamilyBase):
     name = "support"
     # declared before any result (see base): known once the ticket is classified: classifier → one handler per category
     natural_workflow = "route"
@@ -138,10 +129,6 @@ class Support:
     issues: IntRange
     distractors: int
     crowding: float
-
-    __init__ = init_family  # the parameters, parsed and set as attributes
-    instances = seeded_instances  # self.instance(i, rng) for each i, seeded by (name, seed, i)
-    design = design_of  # self.design_<pattern>(env)
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         world = _World(rng)
