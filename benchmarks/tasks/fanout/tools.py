@@ -9,6 +9,8 @@ from typing import Any
 
 from patterns.tools import ToolSet, tool
 
+from ..base import look_up
+
 
 def make_tools(state: dict[str, Any]) -> ToolSet:
     """`get_item` over `state["catalog"]`."""
@@ -23,9 +25,7 @@ def make_tools(state: dict[str, Any]) -> ToolSet:
         """
         key = item_id.strip().upper()
         state["lookups"].append(key)
-        if key not in state["catalog"]:
-            raise LookupError(f"no product has id {item_id!r}; ids are a capital letter, a hyphen and two "
-                              "digits (e.g. A-17): check the id against the question")
-        return dict(state["catalog"][key])
+        return dict(look_up(state["catalog"], key, f"no product has id {item_id!r}; ids are a capital letter, a "
+                            "hyphen and two digits (e.g. A-17): check the id against the question"))
 
     return ToolSet([get_item])

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
@@ -143,6 +144,29 @@ def _section(text: str, tag: str) -> str:
     return m.group(1) if m else ""
 
 
+def _last_doc(request: Request, q: Question) -> Doc | None:
+    """The document the last tool result shows (None after an error)."""
+    results = request.last_tool_results()
+    return None if not results or results[-1]["is_error"] else parse_doc(results[-1]["content"], q)
+
+
+_OnDoc = Callable[["MultihopPolicy", Doc | None, Question, Decider], Reply]
+_OnRequest = Callable[["MultihopPolicy", Request, Question, Decider], Reply]
+
+
+def _reads_start(step: _OnDoc) -> _OnRequest:
+    """A step with one round of tools on the starting document (single, the route classifier, the planner):
+    its first turn reads that document (copying the id is a decision), its second is `step` on what the
+    read showed (None after an error)."""
+
+    def respond(policy: MultihopPolicy, request: Request, q: Question, decide: Decider) -> Reply:
+        if not request.tool_results():
+            return _read(_copy(q.start, decide))
+        return step(policy, _last_doc(request, q), q, decide)
+
+    return respond
+
+
 @dataclass(frozen=True)
 class MultihopPolicy:
     """See the module docstring."""
@@ -190,15 +214,8 @@ class MultihopPolicy:
             return _read(value, f"That did not fit; back to {frontier.id}: reading {value}.")
         return _read(value)
 
-    def _last_doc(self, request: Request, q: Question) -> Doc | None:
-        """The document the last tool result shows (None after an error)."""
-        results = request.last_tool_results()
-        return None if not results or results[-1]["is_error"] else parse_doc(results[-1]["content"], q)
-
-    def _one_round(self, request: Request, q: Question, decide: Decider) -> Reply:
-        if not request.tool_results():
-            return _read(_copy(q.start, decide))
-        doc = self._last_doc(request, q)
+    @_reads_start
+    def _one_round(self, doc: Doc | None, q: Question, decide: Decider) -> Reply:
         if doc is None:
             return _text("UNKNOWN: the document could not be read.")
         if doc.kind == "answer" and (action := choose(doc, q, decide))[0] == "answer":
@@ -213,17 +230,13 @@ class MultihopPolicy:
         kind, value = choose(doc, q, decide)
         return _text(f"{_LABELS[kind]}: {value}")
 
-    def _classify(self, request: Request, q: Question, decide: Decider) -> Reply:
-        if not request.tool_results():
-            return _read(_copy(q.start, decide))
-        doc = self._last_doc(request, q)
+    @_reads_start
+    def _classify(self, doc: Doc | None, q: Question, decide: Decider) -> Reply:
         right = "direct" if doc is not None and doc.kind == "answer" else "follow"
         return _text(right if decide.correct() else {"direct": "follow", "follow": "direct"}[right])
 
-    def _plan(self, request: Request, q: Question, decide: Decider) -> Reply:
-        if not request.tool_results():
-            return _read(_copy(q.start, decide))
-        doc = self._last_doc(request, q)
+    @_reads_start
+    def _plan(self, doc: Doc | None, q: Question, decide: Decider) -> Reply:
         if doc is None:
             return _text("I could not read the starting document.")
         oks = crowded(decide, len(doc.refs) + 1, self.crowding)
@@ -243,7 +256,7 @@ class MultihopPolicy:
         target = next(iter(DOC_ID.findall(feedback) + DOC_ID.findall(previous)), q.start)
         if not request.tool_results():
             return _read(_copy(target, decide))
-        doc = self._last_doc(request, q)
+        doc = _last_doc(request, q)
         back = m.group(1) if (m := _FROM.search(previous)) else q.start
         if doc is None:  # a miscopied id is retried; an id that was wrong where it came from sends it back
             used = str(request.tool_uses()[-1].get("input", {}).get("doc_id", ""))

@@ -9,6 +9,8 @@ from typing import Any
 
 from patterns.tools import ToolSet, tool
 
+from ..base import look_up
+
 
 def make_tools(state: dict[str, Any]) -> ToolSet:
     """`read_document` over `state["documents"]`."""
@@ -24,9 +26,7 @@ def make_tools(state: dict[str, Any]) -> ToolSet:
         key = doc_id.strip().lower()
         key = f"doc-{key}" if key.isdigit() else key
         state["reads"].append(key)
-        if key not in state["documents"]:
-            raise LookupError(f"no document {doc_id!r} in the knowledge base; check the id "
-                              "(ids look like doc-4821)")
-        return str(state["documents"][key])
+        return str(look_up(state["documents"], key, f"no document {doc_id!r} in the knowledge base; check the id "
+                           "(ids look like doc-4821)"))
 
     return ToolSet([read_document])

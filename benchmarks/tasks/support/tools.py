@@ -12,18 +12,14 @@ from typing import Any
 
 from patterns.tools import ToolSet, tool
 
+from ..base import look_up
+
 
 def _shaped(value: str, pattern: str, what: str, example: str, hint: str) -> str:
     value = value.strip()
     if not re.fullmatch(pattern, value):
         raise ValueError(f"{value!r} is not {what}; {what}s look like {example} ({hint})")
     return value
-
-
-def _record(state: dict[str, Any], table: str, key: str, missing: str) -> dict[str, str]:
-    if key not in state[table]:
-        raise LookupError(missing)
-    return dict(state[table][key])
 
 
 def make_tools(state: dict[str, Any]) -> ToolSet:
@@ -38,7 +34,7 @@ def make_tools(state: dict[str, Any]) -> ToolSet:
         """
         state["calls"].append(("get_invoice", {"customer_id": customer_id}))
         cid = _shaped(customer_id, r"C-\d{5}", "a customer id", "C-12345", "for an order number use track_order")
-        return _record(state, "invoices", cid, f"no customer {cid}; check the id in the ticket")
+        return dict(look_up(state["invoices"], cid, f"no customer {cid}; check the id in the ticket"))
 
     @tool(timeout_s=None)
     def track_order(order_id: str) -> dict[str, str]:
@@ -49,7 +45,7 @@ def make_tools(state: dict[str, Any]) -> ToolSet:
         """
         state["calls"].append(("track_order", {"order_id": order_id}))
         oid = _shaped(order_id, r"ORD-\d{5}", "an order number", "ORD-12345", "for a customer id use get_invoice")
-        return _record(state, "orders", oid, f"no order {oid}; check the number in the ticket")
+        return dict(look_up(state["orders"], oid, f"no order {oid}; check the number in the ticket"))
 
     @tool(timeout_s=None)
     def get_account(email: str) -> dict[str, str]:
@@ -61,7 +57,8 @@ def make_tools(state: dict[str, Any]) -> ToolSet:
         state["calls"].append(("get_account", {"email": email}))
         address = _shaped(email.lower(), r"[^@\s]+@[^@\s]+\.[^@\s]+", "an email address", "name@example.com",
                           "accounts are looked up by email")
-        return _record(state, "accounts", address, f"no account for {address}; check the address in the ticket")
+        missing = f"no account for {address}; check the address in the ticket"
+        return dict(look_up(state["accounts"], address, missing))
 
     @tool(timeout_s=None)
     def search_kb(product: str, error_code: str) -> dict[str, str]:
