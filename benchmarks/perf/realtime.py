@@ -71,9 +71,10 @@ async def bench(c: int, waves: int, ttft: float) -> tuple[int, float, float]:
     from benchmarks.bench import BenchConfig, run_bench
 
     trials = c * waves
+    example = Path(__file__).resolve().parents[2] / "examples" / "minimal_family.py"  # by path: any working dir
     spec = f"sim:realtime=true,ttft_s={ttft},prefill_tps=1e9,decode_tps=1e9"
     with tempfile.TemporaryDirectory(prefix="wva-rt-") as tmp:
-        config = BenchConfig(patterns=("single",), tasks=("examples.minimal_family:Capitals",), instances=trials,
+        config = BenchConfig(patterns=("single",), tasks=(f"{example}:Capitals",), instances=trials,
                              trials=1, model=spec, concurrency=c, out=Path(tmp))
         t0 = time.perf_counter()
         outcome = await run_bench(config)
@@ -88,8 +89,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--waves", type=int, default=4, help="runs per slot: waves × C runs in all (default 4)")
     parser.add_argument("--bench", action="store_true", help="through run_bench (the harness) instead")
     args = parser.parse_args(argv)
-    if args.bench:
-        sys.path.insert(0, os.getcwd())  # the example family, from the repository's folder
     what = "run_bench trials (single pattern, example family)" if args.bench else "arun_agent runs (2 calls)"
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
           f"{what}, ttft {args.ttft} s, {args.waves} waves")
