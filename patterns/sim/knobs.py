@@ -16,8 +16,9 @@ from .latency import DEFAULT_DECODE_TPS, DEFAULT_PREFILL_TPS, DEFAULT_TTFT_S
 KNOBS: dict[str, tuple[type, Any, str]] = {
     "error_rate": (float, 0.0, "probability that one decision of the policy is wrong"),
     "seed": (int, 0, "the same seed gives the same run, bit for bit"),
-    "error_correlation": (float, 0.5, "chance a repeated sample of the same request repeats the first "
-                          "sample's decisions, right or wrong (0: independent samples)"),
+    "error_correlation": (float, 0.5, "chance that a decision made again in a trial (the same field, lookup "
+                          "or hop, whichever pattern makes it) repeats the first outcome, right or wrong (0: "
+                          "independent)"),
     "checker_error_rate": (float, None, "probability that a judgement (evaluator, validator, self-check) "
                            "is wrong; default: error_rate"),
     "context_decay": (float, 0.1, "error rates grow with the prompt: rate * (1 + decay * input_tokens / 10k)"),

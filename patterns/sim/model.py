@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import random
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -104,9 +105,12 @@ class SimModel:
         self.faults_injected: dict[str, int] = dict.fromkeys(faults.FAULT_KINDS, 0)
         self.rejected: dict[str, int] = {"invalid_request": 0, "prompt_too_long": 0}
         self.decisions = 0
+        self.judgements = 0
         self.mistakes = 0
         self._attempts: dict[bytes, int] = {}
         self._answers: dict[bytes, int] = {}
+        self._decided: dict[bytes, int] = {}  # decisions made so far per key, in this fork (trial)
+        self._drawn: dict[tuple[bytes, int], list[float]] = {}  # each call's draws, for a continuation to replay
         self.prompt_cache = PromptCache(min_cacheable_tokens(self.price_id))  # per fork: a trial reads only its own
 
     def fork(self, stream: str) -> SimModel:
@@ -146,11 +150,12 @@ class SimModel:
         else:
             n = self._next(self._answers, digest)
         rng = self._rng("policy", digest, self.physics.repeat_of(n, self._rng("repeat", digest, n).random()))
+        draws = self._draws(digest, n, replay=cut is not None)
         request = Request(
             system=call.system, messages=plain,
             tools=[self.tokens.entry(t).plain for t in call.offered_tools], max_tokens=call.max_tokens,
             stop_sequences=call.stop_sequences)
-        decide = Decider(rng, *self.physics.rates(input_tokens))
+        decide = Decider(rng, *self.physics.rates(input_tokens), draws=draws)
         reply = summary.answer(self.policy, request, decide)  # a compaction request gets a summary
         ids = self._hex("ids", digest, n)
         blocks = self._blocks(reply.content, ids)
@@ -172,6 +177,7 @@ class SimModel:
         with self._lock:
             self.replies += 1
             self.decisions += decide.decisions
+            self.judgements += decide.judgements
             self.mistakes += decide.mistakes
         await self.clock.sleep(self.latency.seconds(input_tokens, shaped.output_tokens))
         return message
@@ -229,6 +235,30 @@ class SimModel:
                 block.setdefault("signature", f"sim_{ids[:16]}")
             out.append(block)
         return out
+
+    def _draws(self, digest: bytes, n: int, *, replay: bool) -> Callable[[str, str], float]:
+        """The call's source of decision draws (`Decider`): each keyed decision's uniform comes from
+        (seed, stream, key, how many times this fork has decided that key); a repeat reuses the first
+        one's uniform with probability `error_correlation` (`physics.repeat_of`), so the same decision made
+        again is correlated whoever makes it. An unkeyed draw is keyed by the request and its place in the
+        call. A continuation (`replay`) re-reads the draws of the call it continues, in order."""
+        drawn = self._drawn.setdefault((digest, n), [])
+        replayed = iter(list(drawn)) if replay else iter(())
+        place = itertools.count()
+
+        def draw(kind: str, key: str) -> float:
+            i = next(place)
+            if (u := next(replayed, None)) is not None:
+                return u
+            name = f"{kind}|{key}".encode() if key else f"{kind}|call|{i}|".encode() + digest
+            key_digest = hashlib.sha256(name).digest()
+            k = self._next(self._decided, key_digest)
+            first = self.physics.repeat_of(k, self._rng("repeat-decision", key_digest, k).random())
+            u = self._rng("decision", key_digest, first).random()
+            drawn.append(u)
+            return u
+
+        return draw
 
     def _next(self, counters: dict[bytes, int], digest: bytes) -> int:
         with self._lock:

@@ -8,11 +8,15 @@ Three knobs shape them, generically (no task family knows about them):
   than a workflow step that starts fresh.
 - `checker_error_rate` (None: the same as `error_rate`): how often a *judgement* (an evaluator's
   or validator's PASS/FAIL, a self-check of one's own result) is wrong. Context decay applies to it too.
-- `error_correlation`: the chance that a repeated sample of the very same request (same digest in
-  the same trial) repeats the first sample's decisions, right or wrong. `repeat_of` maps the n-th
-  sample to the sample whose randomness it reuses: 0 (the first) with probability
-  `error_correlation`, else its own n. At 1 a vote of n identical requests is exactly as accurate as
-  one; at 0 the samples err independently.
+- `error_correlation`: the chance that a decision made again repeats the first time's outcome, right
+  or wrong. Correlation belongs to the decision, not to the request text: a policy names what each
+  decision is about (`Decider.correct(key)`: the same field of the same record, the same lookup, the
+  same hop), and within one trial the k-th decision of a key reuses the first one's randomness with
+  probability `error_correlation`, else draws afresh (`repeat_of`). So an agent redoing a decision after
+  a failure (its request has grown by then) is correlated exactly as a workflow retry or a vote is.
+  A decision without a key is keyed by the request's content, so only an identical request repeats
+  it. At 1 a vote of n identical requests is exactly as accurate as one; at 0 the samples err
+  independently.
 """
 
 from __future__ import annotations

@@ -1,16 +1,19 @@
 """What a simulated model's behaviour is made of: a `Policy` maps a `Request` to a `Reply`.
 
 A policy sees only what a real model would see (the prompts, the conversation, the tools),
-never a grader's answer. Every decision it makes that could be wrong goes through
-`Decider.correct()` (a judgement through `Decider.judge()`), which is where `SimModel`'s
-`error_rate` (`checker_error_rate`) comes in: one draw per decision, so a task family's
-success rate responds to the error rate in a way that can be reasoned about.
+never a grader's answer, and never which pattern sent the request: it decides from what the
+request says (its instructions, wherever they are, the tools offered, the conversation). Every
+decision it makes that could be wrong goes through `Decider.correct(key)` (a judgement through
+`Decider.judge(key)`), which is where `SimModel`'s `error_rate` (`checker_error_rate`) comes in:
+one draw per decision, keyed by what is decided, so a task family's success rate responds to the
+error rate in a way that can be reasoned about, and a decision made twice is correlated the same
+way whichever design makes it.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -53,6 +56,14 @@ class Request:
         users = self._user_messages()
         return _text_of(users[0].get("content", "")) if users else ""
 
+    def instructions(self) -> str:
+        """The system prompt and the first user turn, the two places any design can put its instructions.
+
+        A policy reads what it is asked to do here, never from one of the two alone: an agent carries its
+        instructions in the system prompt, a workflow step in its prompt, and the same instruction must get
+        the same behaviour in either place (`wva audit` checks it)."""
+        return f"{self.system}\n\n{self.first_user_text()}"
+
     def tool_results(self) -> list[dict[str, Any]]:
         """All tool_result blocks in order: `{tool_use_id, content (str), is_error (bool)}`."""
         return [_result_view(b) for m in self._user_messages() for b in blocks_of(m.get("content"))
@@ -75,18 +86,34 @@ class Request:
         return [str(t.get("name", "")) for t in self.tools]
 
 
+Key = str  # what a decision is about, in the request's own terms ("extract|<record>", "lookup|A-17")
+
+Draws = Callable[[str, str], float]  # (kind, key) -> a uniform in [0, 1): the model's source of decisions
+
+
 class Decider:
     """The source of (in)correct decisions for one model call.
 
-    `correct()` is True with probability `1 - error_rate`, independently per decision, and
-    always consumes exactly one draw so that a policy's other uses of `rng` do not shift with
-    the error rate. A policy may use `rng` to choose *which* mistake to make.
-    `judge()` is the same for a judgement (an evaluator's or validator's verdict, an agent's check
-    of its own result) at `checker_error_rate` (None: the same as `error_rate`). SimModel passes
-    rates already grown by `context_decay` (see `physics.py`).
+    `correct(key)` is True with probability `1 - error_rate`; `judge(key)` is the same for a
+    judgement (an evaluator's or validator's verdict, a self-check of one's own result) at
+    `checker_error_rate` (None: the same as `error_rate`). SimModel passes rates already grown by
+    `context_decay` (see `physics.py`).
+
+    **The key names what is being decided**, in the request's own terms: the same field of the same
+    record, the same lookup, the same hop. SimModel correlates repeated decisions of one key within a
+    trial (`error_correlation`, `physics.py`), wherever they are made: an agent redoing a decision after
+    a failure is correlated exactly as a workflow retry is, whatever the rest of the request says. A
+    decision without a key is keyed by the request's content and its place in the call (so only an
+    identical request repeats it). A policy may use `rng` to choose *which* mistake to make; the draws
+    that decide right or wrong never consume `rng`, so its other uses do not shift with the error rate.
+
+    Built on its own (`Decider(rng, 0.1)`, as tests do), every draw comes from `rng` and keys are ignored.
+    `decisions`, `judgements` and `mistakes` count what the call decided (a judgement counts in both
+    `decisions` and `judgements`).
     """
 
-    def __init__(self, rng: random.Random, error_rate: float, checker_error_rate: float | None = None) -> None:
+    def __init__(self, rng: random.Random, error_rate: float, checker_error_rate: float | None = None,
+                 draws: Draws | None = None) -> None:
         checker = error_rate if checker_error_rate is None else checker_error_rate
         for name, rate in (("error_rate", error_rate), ("checker_error_rate", checker)):
             if not 0.0 <= rate <= 1.0:
@@ -94,20 +121,24 @@ class Decider:
         self.rng = rng
         self.error_rate = error_rate
         self.checker_error_rate = checker
+        self._draws = draws
         self.decisions = 0
+        self.judgements = 0
         self.mistakes = 0
 
-    def correct(self) -> bool:
-        return self.draw(self.error_rate)
+    def correct(self, key: Key | None = None) -> bool:
+        return self.draw(self.error_rate, key)
 
-    def judge(self) -> bool:
+    def judge(self, key: Key | None = None) -> bool:
         """True if this call's judgement (right/wrong of a result it is shown) is itself right."""
-        return self.draw(self.checker_error_rate)
+        self.judgements += 1
+        return self.draw(self.checker_error_rate, key, kind="judge")
 
-    def draw(self, rate: float) -> bool:
-        """One decision that is wrong with probability `rate` (counted in decisions and mistakes)."""
+    def draw(self, rate: float, key: Key | None = None, *, kind: str = "decide") -> bool:
+        """One decision about `key` that is wrong with probability `rate` (counted in decisions and mistakes)."""
         self.decisions += 1
-        ok = self.rng.random() >= rate
+        u = self.rng.random() if self._draws is None else self._draws(kind, "" if key is None else key)
+        ok = u >= rate
         if not ok:
             self.mistakes += 1
         return ok
@@ -116,27 +147,29 @@ class Decider:
 CROWDING = 0.1  # every family's default: 3 decisions in one call err at 1.2 e each (README: SimModel knobs)
 
 
-def crowded(decide: Decider, k: int, crowding: float) -> list[bool]:
-    """k decisions asked of one call, each right with probability 1 - min(1, e * (1 + crowding * (k - 1))).
+def crowded(decide: Decider, keys: int | Sequence[Key], crowding: float) -> list[bool]:
+    """k decisions asked of one call (`keys`: their keys, or just how many), each right with probability
+    1 - min(1, e * (1 + crowding * (k - 1))).
 
     The crowding penalty is an assumption, a knob of each task family (default `CROWDING`): a model
     asked to make many decisions at once makes each of them a little worse. With crowding 0 (or
-    one decision) these are k plain `correct()` draws, so the streams are identical either way.
+    one decision) these are k plain `correct()` draws.
     """
-    if crowding == 0 or k <= 1:
-        return [decide.correct() for _ in range(k)]
-    rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
-    return [decide.draw(rate) for _ in range(k)]
+    named: list[Key | None] = [None] * keys if isinstance(keys, int) else list(keys)
+    if crowding == 0 or len(named) <= 1:
+        return [decide.correct(key) for key in named]
+    rate = min(1.0, decide.error_rate * (1 + crowding * (len(named) - 1)))
+    return [decide.draw(rate, key) for key in named]
 
 
-def doubts(decide: Decider, right: bool) -> bool:
+def doubts(decide: Decider, right: bool, key: Key | None = None) -> bool:
     """One judgement of a result that is `right` (or not): True if the judge calls it wrong.
 
     The one feedback rule for every pattern: an evaluator reviewing a candidate and an agent
     checking its own valid-looking result make this same judgement at `checker_error_rate`, so a
     wrong result is noticed (and a right one doubted) equally often whoever checks. The judge never
-    learns the right value from it: the policy only learns "looks wrong" and must redo the work."""
-    return decide.judge() != right
+    learns the right value from it. `key` names what is judged (the candidate and what it answers)."""
+    return decide.judge(key) != right
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from .chain import Chain
 from .evaluate import EvaluateOptimize, accept_pass
 from .execute import arun_workflow, run_workflow
 from .graph import KIND_COLOURS, draw, graph_of
+from .loop import Loop
 from .orchestrate import Orchestrate, parse_plan
 from .parallel import Parallel, majority
 from .route import Route, normalise_label
@@ -16,7 +17,7 @@ from .single import Single
 from .steps import LLM, Code, Gate, Step, ToolStep
 
 __all__ = [
-    "KIND_COLOURS", "LLM", "Agent", "Chain", "Code", "EvaluateOptimize", "Gate", "Orchestrate", "Parallel", "Route",
-    "Single", "Step", "ToolStep", "accept_pass", "arun_workflow", "draw", "graph_of", "majority", "normalise_label",
-    "parse_plan", "run_workflow",
+    "KIND_COLOURS", "LLM", "Agent", "Chain", "Code", "EvaluateOptimize", "Gate", "Loop", "Orchestrate", "Parallel",
+    "Route", "Single", "Step", "ToolStep", "accept_pass", "arun_workflow", "draw", "graph_of", "majority",
+    "normalise_label", "parse_plan", "run_workflow",
 ]

@@ -1,5 +1,8 @@
 """`Route`: one classification call picks a label; the input goes to that label's handler.
 
+The classifier is usually a model call (`LLM`); it may be a `Code` step, for a branch decided in code
+(a validator said VALID or INVALID): the same switch, with no model call.
+
 A label the model invents is a typed failure (`UnknownLabel`, naming the valid labels), not a
 KeyError. The label is matched after `normalise_label` (case, spaces, punctuation), so "Billing."
 finds the `billing` route; a reply that is not a bare label ("**Category:** billing", "This is a
@@ -19,7 +22,7 @@ from ..answers import mentioned
 from ..events import Kind
 from ..run import Failure, Run
 from .graph import graph_of, node
-from .steps import LLM, Step
+from .steps import Step
 
 
 def normalise_label(text: str) -> str:
@@ -29,7 +32,7 @@ def normalise_label(text: str) -> str:
 
 @dataclass(frozen=True)
 class Route:
-    classifier: LLM
+    classifier: Step
     routes: Mapping[str, Step]
     parse: Callable[[str], str] = normalise_label
     name: str = "route"

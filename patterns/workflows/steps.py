@@ -111,18 +111,27 @@ class Code:
 
 @dataclass(frozen=True)
 class ToolStep:
-    """A tool call fixed in advance: code computes its input from the text; the result is the output."""
+    """A tool call fixed in advance: code computes its input from the text; the result is the output.
+
+    By default a failed call (an `is_error` result) ends the run with a `ToolError`. With `keep`, the
+    output is `keep(text, result, is_error)` instead, whatever the result: the step can keep its input
+    beside the result (a line and the validator's report on it) and let the next step handle an error,
+    as a workflow author writes it."""
 
     name: str
     tools: ToolSet
     tool: str
     args: Callable[[str], dict[str, Any]]
+    keep: Callable[[str, str, bool], str] | None = None
     kind: str = "tool"
 
     async def __call__(self, run: Run, text: str) -> str:
         result = await run.call_tool(self.tools, {"name": self.tool, "id": f"fixed_{self.name}",
                                                   "input": self.args(text)}, name=self.name)
-        if result.get("is_error"):
+        failed = bool(result.get("is_error"))
+        if self.keep is not None:
+            return self.keep(text, str(result["content"]), failed)
+        if failed:
             raise Failure("ToolError", str(result["content"]), self.name)
         return str(result["content"])
 
