@@ -178,14 +178,27 @@ def probe(family: Any, *, knobs: dict[str, Any] | None = None, instances: int = 
 
 
 def capability_table(family: Any) -> str:
-    """The "Capabilities" section of the family's docstring (class, else module), or a note that it has none."""
+    """The "Capabilities" section of the family's docstring (class, else module): its heading line and the
+    Markdown table that follows it; a note when the family has none."""
     import inspect
 
     for doc in (inspect.getdoc(type(family)), inspect.getdoc(inspect.getmodule(type(family)))):
-        if doc and "Capabilities" in doc:
-            section = doc[doc.index("Capabilities"):]
-            lines = section.splitlines()
-            end = next((i for i, line in enumerate(lines[1:], 1) if line and not line.startswith(("|", " "))
-                        and not lines[i - 1].startswith("Capabilities")), len(lines))
-            return "\n".join(lines[:end]).rstrip()
+        lines = (doc or "").splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("Capabilities")), None)
+        if start is None:
+            continue
+        rows = lines[start + 1:]
+        while rows and not rows[0].strip():
+            rows = rows[1:]
+        table = [line for line in _leading(rows, lambda line: line.startswith("|"))]
+        return "\n".join([lines[start], *table])
     return "(no Capabilities section in the family's docstring)"
+
+
+def _leading(lines: list[str], keep: Any) -> list[str]:
+    out = []
+    for line in lines:
+        if not keep(line):
+            break
+        out.append(line)
+    return out

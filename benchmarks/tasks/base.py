@@ -140,6 +140,23 @@ class Param:
 CROWDING_PARAM = Param(CROWDING, non_negative, "a call making k decisions errs at e*(1+crowding*(k-1)) each")
 
 
+def boolean(text: str | bool) -> bool:
+    """true/false, yes/no, on/off, 1/0 (any case)."""
+    if isinstance(text, bool):
+        return text
+    value = str(text).strip().lower()
+    if value not in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+        raise ValueError(f"expected true or false, got {text!r}")
+    return value in ("true", "yes", "on", "1")
+
+
+# Every built-in family's declared workflow is the strongest one drawable in advance: the agent's tools (or
+# their code equivalents), a judge where the agent self-judges, bounded retries that use the feedback.
+# `plain=true` gives that pattern's textbook design without them, so a sweep shows what drawing it buys.
+PLAIN_PARAM = Param(False, boolean, "design: the declared workflow without the validator, judge and retries the "
+                    "agent is given (the plain textbook design)")
+
+
 @runtime_checkable
 class Family(Protocol):
     name: str
