@@ -22,6 +22,16 @@ MARK = "[capitals]"  # the policy recognises this family's prompts by it
 
 
 class Capitals:
+    """Name a country's capital. `wva audit examples.minimal_family:Capitals` checks the policy below.
+
+    Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
+
+    | capability | triggered by | agent | declared workflow (none) | cost |
+    |---|---|---|---|---|
+    | read the country | a step that names one | before its lookup | every step | 1 decision (wrong: another) |
+    | look the capital up | `lookup_capital` offered | one call | the steps offered it | no decision |
+    """
+
     name = "capitals"
     description = "name a country's capital, looked up with one tool"
     PARAMS: ClassVar[dict[str, Param]] = {"countries": Param(5, positive_int, "how many countries to ask about")}
@@ -96,7 +106,7 @@ class CapitalsPolicy:
         if "JSON list" in text:
             return Reply([{"type": "text", "text": f'["{request.first_user_text()}"]'}])
         country = next((c for c in CAPITALS if c in text), "")
-        if not decide.correct():
+        if not decide.correct(f"capitals|country|{country}"):  # keyed by what is decided (see patterns.sim.policy)
             country = decide.rng.choice(sorted(CAPITALS))
         if "Name only the country" in text:
             return Reply([{"type": "text", "text": country}])

@@ -149,3 +149,62 @@ def test_physics_knobs_are_set_from_a_spec() -> None:
     model = load_model("sim:error_correlation=0.9,checker_error_rate=0.05,context_decay=0.2")
     assert isinstance(model, SimModel)
     assert model.physics == ErrorPhysics(0.0, 0.05, 0.2, 0.9)
+
+
+class KeyedDecision:
+    """Decides the key named on the last user turn ("decide K"), whatever else the request holds."""
+
+    def accepts(self, request: Request) -> bool:
+        return True
+
+    def respond(self, request: Request, decide: Decider) -> Reply:
+        key = request.last_user_text().split("decide ", 1)[-1].strip()
+        return Reply([{"type": "text", "text": "right" if decide.correct(f"test|{key}") else "wrong"}])
+
+
+def _agent_twice(model: SimModel, key: str) -> tuple[bool, bool]:
+    """An agent's conversation deciding `key`, then, after a failure it was told of, deciding it again."""
+    async def turns() -> tuple[bool, bool]:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": f"task: decide {key}"}]
+        first = await model.create(messages=messages, max_tokens=50, system="You are an agent.")
+        messages += [{"role": "assistant", "content": first.content[0].text},
+                     {"role": "user", "content": f"That failed, try again: decide {key}"}]
+        second = await model.create(messages=messages, max_tokens=50, system="You are an agent.")
+        return first.content[0].text == "right", second.content[0].text == "right"
+
+    return asyncio.run(turns())
+
+
+def _workflow_twice(model: SimModel, key: str) -> tuple[bool, bool]:
+    """A workflow step deciding `key`, then its retry: a fresh request with other words, the same decision."""
+    async def steps() -> tuple[bool, bool]:
+        first = await model.create(messages=[{"role": "user", "content": f"Step 1: decide {key}"}], max_tokens=50)
+        retry = await model.create(messages=[{"role": "user", "content": f"Retry with feedback: decide {key}"}],
+                                   max_tokens=50)
+        return first.content[0].text == "right", retry.content[0].text == "right"
+
+    return asyncio.run(steps())
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
+def test_an_agent_redoing_a_decision_is_correlated_exactly_as_a_workflow_retry(rho: float) -> None:
+    """Correlation belongs to the decision: the agent's second request has grown (it never repeats), the
+    workflow's retry has other words, and both repeat the first outcome at rho + (1 - rho)(e^2 + (1-e)^2)."""
+    e, trials = 0.3, 700
+    base = SimModel(KeyedDecision(), error_rate=e, error_correlation=rho, context_decay=0.0, seed=11)
+    expected = rho + (1 - rho) * (e * e + (1 - e) ** 2)
+    agent = sum(a == b for a, b in (_agent_twice(base.fork(f"a{t}"), "the-field") for t in range(trials)))
+    workflow = sum(a == b for a, b in (_workflow_twice(base.fork(f"w{t}"), "the-field") for t in range(trials)))
+    assert within(agent, trials, expected) and within(workflow, trials, expected)
+
+
+def test_different_decisions_in_one_trial_stay_independent() -> None:
+    e, trials = 0.4, 800
+    base = SimModel(KeyedDecision(), error_rate=e, error_correlation=1.0, context_decay=0.0, seed=12)
+    agree = 0
+    for t in range(trials):
+        model = base.fork(f"t{t}")
+        a = asyncio.run(model.create(messages=[{"role": "user", "content": "decide A"}], max_tokens=50))
+        b = asyncio.run(model.create(messages=[{"role": "user", "content": "decide B"}], max_tokens=50))
+        agree += a.content[0].text == b.content[0].text
+    assert within(agree, trials, e * e + (1 - e) ** 2)

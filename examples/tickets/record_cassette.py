@@ -65,11 +65,14 @@ class Oracle:
         if first.startswith(d.PLAN):
             return _say("1. Find the identifier in the ticket.\n2. Look it up with its tool.\n3. Quote the fact.")
         if first.startswith((d.COMPOSE, d.SYNTH)):
-            findings = first.rsplit(":\n", 1)[-1].strip()
-            return _say(f"{findings.removeprefix('Answer: ')}\n\nAnswer: {findings.removeprefix('Answer: ')}")
+            found = first.rsplit(":\n", 1)[-1].strip().splitlines()[-1]
+            fact = re.sub(r"^(\w+: )?(Answer: )?", "", found)
+            return _say(f"{fact}\n\nAnswer: {fact}")
         results = request.last_tool_results()
         if results:
             return _say(f"Answer: {results[-1]['content']}")
+        if first.startswith(d.USE) and (not found or found[0] not in request.tool_names()):
+            return _say(d.NOT_NEEDED)  # the chain's step for another tool than this ticket needs
         if found and found[0] in request.tool_names():
             return Reply([{"type": "tool_use", "name": found[0], "input": found[1]}])
         return _say("Answer: I could not find an identifier in this ticket.")

@@ -2,7 +2,9 @@
 the routes and the scorer, with nothing specific to the task.
 
     single             answer (one call, at most one round of tools)
-    chain              plan -> do (with the tools) -> answer in the requested form
+    chain              plan -> one step per tool, in the tools module's order (each offered that tool only,
+                       used if the task needs it, given the findings so far) -> answer in the requested form
+                       (with no tools: plan -> do -> answer); a task file's [workflow] replaces it
     route              classify into the [routes] -> the category's handler (its instructions + tools)
     orchestrate        planner (JSON array of subtasks) -> workers with the tools (concurrent) -> synthesizer
     parallel           n samples of `single` -> the majority over normalised final answers
@@ -31,6 +33,8 @@ from .scorers import final_answer, normalise
 ANSWER_RULE = "End your reply with a final line `Answer: <your answer>`."
 PLAN = "Plan only: write a short numbered plan"
 DO = "Carry out this plan"
+USE = "Use the tool offered now if the task needs it"
+NOT_NEEDED = "not needed"
 COMPOSE = "Compose the final answer"
 CLASSIFY = "Classify the task"
 SUBTASKS = "Split the task"
@@ -63,6 +67,21 @@ def label_parser(labels: list[str]) -> Any:
     return parse
 
 
+@dataclass(frozen=True)
+class Findings:
+    """A chain step whose output is appended to what the steps before it found (the plan included)."""
+
+    name: str
+    step: LLM
+
+    async def __call__(self, run: Any, text: str) -> str:
+        found = await self.step(run, text)
+        return text if normalise(found) == NOT_NEEDED else f"{text}\n\n{self.name}: {found.strip()}"
+
+    def add_to(self, graph: Any, prefix: str) -> tuple[list[str], list[str]]:
+        return self.step.add_to(graph, prefix)
+
+
 def generic_design(pattern: str, task: Any, tools: ToolSet | None) -> Any:
     """The generic spec of `pattern` for a `DatasetTask` (its file, marker, rubric and knobs)."""
     return design_of(GenericDesigns(task, tools), pattern, Environment(tools or ToolSet()))
@@ -91,15 +110,21 @@ class GenericDesigns:
         return Single(prompt="{task}", system=self.answering, tools=self.tools)
 
     def design_chain(self, env: Environment) -> Chain:
+        """Plan, then each tool in a fixed order (the tools module's), then compose: a "look up, then compute"
+        task gets one round per tool, each seeing what the earlier ones found."""
         system, tools = self.system, self.tools
-        return Chain([
-            LLM("plan", f"{PLAN} (at most five steps) for solving the task below. Do not solve it yet.\n\n"
-                "Task:\n{task}", system),
-            LLM("do", f"{DO} for the task below, using the tools where they help, and report what you found.\n\n"
-                "Task:\n{task}\n\nPlan:\n{input}", system, tools),
-            LLM("answer", f"{COMPOSE} to the task below from these findings. {ANSWER_RULE}\n\nTask:\n{{task}}\n\n"
-                "Findings:\n{input}", system),
-        ])
+        plan = LLM("plan", f"{PLAN} (at most five steps) for solving the task below. Do not solve it yet.\n\n"
+                   "Task:\n{task}", system)
+        answer = LLM("answer", f"{COMPOSE} to the task below from these findings. {ANSWER_RULE}\n\nTask:\n{{task}}\n\n"
+                     "Findings:\n{input}", system)
+        if not tools:
+            return Chain([plan, LLM("do", f"{DO} for the task below and report what you found.\n\nTask:\n{{task}}\n\n"
+                                    "Plan:\n{input}", system), answer])
+        uses = [Findings(name, LLM(f"use_{name}", f"{USE} ({name}), given the findings so far; if it does not, "
+                                   f"reply `{NOT_NEEDED}`. Report what the tool returned.\n\nTask:\n{{task}}\n\n"
+                                   "Findings so far:\n{input}", system, ToolSet([tool])))
+                for name, tool in tools.tools.items()]
+        return Chain([plan, *uses, answer])
 
     def design_route(self, env: Environment) -> Route:
         labels = list(self.task.file.routes)

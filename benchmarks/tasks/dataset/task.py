@@ -8,8 +8,9 @@ runs, with one line. It then behaves like a built-in family: `instances`, `envir
 - `instances(n, seed)`: the first n rows in file order (the seed does not reorder a dataset,
   so the same rows are compared across runs and models).
 - `design(pattern, env)`: the user's design module's `design(pattern, env)` if it returns a spec,
-  else the generic design (`designs.py`). `route` is offered only with `[routes]`
-  (`not_offered()` says why otherwise).
+  else, for `chain` when the file has a `[workflow]` table, the graph it draws (`workflow_table.py`),
+  which is then the task's declared comparator (`natural_workflow`); else the generic design
+  (`designs.py`). `route` is offered only with `[routes]` (`not_offered()` says why otherwise).
 - Parameters (`tickets.toml:votes=5,rounds=2`): `votes`, `rounds`; their defaults come from the file.
 """
 
@@ -30,6 +31,7 @@ from .rows import load_instances
 from .scorers import Scorer, parse_scorer
 from .taskfile import MAX_ROUNDS, MAX_VOTES, TaskFile, read_task_file
 from .usertools import load_tools
+from .workflow_table import check_tools, drawn_chain
 
 SIM_WARNING = ("success figures on sim are meaningless for a user dataset (the simulator only walks the designs "
                "mechanically): use a real model (--model anthropic:<model-id>) or a recorded cassette "
@@ -47,6 +49,20 @@ def _bounded(high: int) -> Any:
 
 
 class DatasetTask:
+    """A task from a task file. On `sim` the policy walks every design mechanically (`policy.py`).
+
+    Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
+
+    | capability | triggered by | agent | declared workflow ([workflow], if drawn) | cost |
+    |---|---|---|---|---|
+    | call a tool | a tool offered, none called | the best-matching tool | its tool steps run in code | 1 decision |
+    | retry a failed call | an error result (≤ 2 retries) | calls it again | a failed tool step ends it | 1 decision |
+    | one value "like <example>" | a step asking for it | — | its model steps | 1 decision |
+    | review an answer | "Review the answer", a grader | — | evaluate_optimize's evaluator | 1 judgement |
+
+    A wrong decision passes a wrong argument or answers without the tool; a judgement never reads the target.
+    """
+
     description = "a task from a task file: a dataset, tools, a scorer and optional routes"
     votes: int
     rounds: int
@@ -68,11 +84,17 @@ class DatasetTask:
         self.rows = load_instances(file.dataset, file.name, needs_target=self.scorer.needs_target,
                                    routes=file.routes)
         self.tools: ToolSet | None = load_tools(file.tools) if file.tools else None
+        check_tools(file.path, file.workflow, self.tools)
         self._user_design = getattr(import_file(file.design, "design module"), "design", None) if file.design else None
         if file.design and not callable(self._user_design):
             raise ValueError(f"{file.path.name}: design module {file.design.name!r} has no design(pattern, env)")
         if self.scorer.fn is not None and self.scorer.needs_target:
             self._check_targets()
+
+    @property
+    def natural_workflow(self) -> str | None:
+        """`chain` when the file draws its workflow (`[workflow]`): that graph is the task's comparator."""
+        return "chain" if self.file.workflow else None
 
     @classmethod
     def from_file(cls, path: str | Path, **params: Any) -> DatasetTask:
@@ -108,7 +130,10 @@ class DatasetTask:
             spec = self._user_design(pattern, env)
             if spec is not None:
                 return spec
-        return generic_design(pattern, self, env.tools if len(env.tools) else None)
+        tools = env.tools if len(env.tools) else None
+        if pattern == "chain" and self.file.workflow:
+            return drawn_chain(self.file.workflow, f"{self.marker} {self.file.system}".strip(), tools)
+        return generic_design(pattern, self, tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
         return self.scorer(instance, output)

@@ -12,6 +12,9 @@ votes = 3                       # parallel: samples in the vote
 rounds = 3                      # evaluate_optimize: the round limit
 [routes]                        # optional: category -> the handler's instructions (enables `route`)
 billing = "You handle billing questions..."
+[[workflow.steps]]              # optional: the graph drawn in advance, the task's comparator (workflow_table.py)
+name = "customer"
+prompt = "Reply with the customer ID only: {task}"
 ```
 Paths are relative to the task file. Every problem is one `ValueError` line naming the file;
 nothing is read beyond the TOML here (the dataset, tools and design modules load in `task.py`).
@@ -24,7 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-KEYS = ("name", "description", "dataset", "system", "tools", "scorer", "design", "votes", "rounds", "routes")
+from .workflow_table import StepSpec, parse_workflow
+
+KEYS = ("name", "description", "dataset", "system", "tools", "scorer", "design", "votes", "rounds", "routes",
+        "workflow")
 DEFAULT_SCORER = "includes"  # the issue is silent; the most forgiving scorer that still checks the target
 MAX_VOTES = 15
 MAX_ROUNDS = 10
@@ -43,6 +49,7 @@ class TaskFile:
     votes: int = 3
     rounds: int = 3
     routes: dict[str, str] = field(default_factory=dict)
+    workflow: tuple[StepSpec, ...] = ()  # the [workflow] table's steps, in order (none: not drawn)
 
 
 def _string(path: Path, data: dict[str, Any], key: str, default: str = "") -> str:
@@ -109,4 +116,5 @@ def read_task_file(file: str | Path) -> TaskFile:
         system=_string(path, data, "system"), tools=_file(path, data, "tools", (".py",)),
         scorer=_string(path, data, "scorer", DEFAULT_SCORER).strip() or DEFAULT_SCORER,
         design=_file(path, data, "design", (".py",)), votes=_count(path, data, "votes", MAX_VOTES),
-        rounds=_count(path, data, "rounds", MAX_ROUNDS), routes=_routes(path, data))
+        rounds=_count(path, data, "rounds", MAX_ROUNDS), routes=_routes(path, data),
+        workflow=parse_workflow(path, data["workflow"]) if "workflow" in data else ())
