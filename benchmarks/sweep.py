@@ -49,14 +49,13 @@ def _with_param(spec: str, param: str, value: str) -> str:
 
 
 def model_with(model: str, knob: str, value: str) -> str:
-    """The model spec with one SimModel knob set; ValueError for a model that is not `sim` or a bad value."""
-    from patterns.specs import load_model
+    """The model spec with one SimModel knob set (replacing the spec's own value of it, never repeating it);
+    ValueError for a model that is not `sim` or a bad value."""
+    from patterns.specs import ModelSpec
 
-    if model.split(":", 1)[0] != "sim":
-        raise ValueError(f"a model knob ({knob}) can only be swept on the sim model, not {model!r}")
-    spec = _with_param(model, knob, value)
-    load_model(spec)  # checks the knob's name and value
-    return spec
+    spec = ModelSpec.parse(model).with_knob(knob, value)
+    spec.load()  # checks the knob's value against the simulator's ranges
+    return str(spec)
 
 
 def _check_axis(family: str, axis: Axis) -> None:

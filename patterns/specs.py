@@ -12,13 +12,12 @@ can show it as it is; nothing deeper than this module's own checks reaches the u
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 SPEC_FORMS = "sim[:knob=value,...], anthropic:<model-id>, openai:<model-id> or replay:<path>"
-_TRUE, _FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
 
 
 def _one_line(text: object) -> str:
@@ -33,30 +32,13 @@ def sim_knobs() -> dict[str, tuple[type, Any, str]]:
 
 
 def parse_knob_value(name: str, kind: Any, text: str, *, label: str = "sim knob") -> Any:
-    """`text` as a value of the knob's type; booleans are true/false/1/0."""
-    value = text.strip()
-    where = f"{label} {name!r}"
-    if kind is bool:
-        if value.lower() in _TRUE:
-            return True
-        if value.lower() in _FALSE:
-            return False
-        raise ValueError(f"bad value {text!r} for {where}: use true, false, 1 or 0")
-    if kind is int or kind is float:
-        try:
-            number = kind(value)
-        except ValueError:
-            what = "an integer" if kind is int else "a number"
-            raise ValueError(f"bad value {text!r} for {where}: expected {what}") from None
-        if kind is float and not math.isfinite(number):
-            raise ValueError(f"bad value {text!r} for {where}: expected a finite number")
-        return number
-    if kind is str or not isinstance(kind, type):
-        return value
+    """`text` as a value of the knob's type (`patterns.sim.knobs.parse_value`: the one parser of knob text)."""
+    from .sim.knobs import parse_value
+
     try:
-        return kind(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"bad value {text!r} for {where}: {_one_line(exc)}") from None
+        return parse_value(kind, text)
+    except ValueError as exc:
+        raise ValueError(f"bad value {text!r} for {label} {name!r}: {exc}") from None
 
 
 def parse_sim_knobs(items: Iterable[str], *, extra: Mapping[str, type] | None = None) -> dict[str, Any]:
@@ -84,28 +66,76 @@ def parse_sim_knobs(items: Iterable[str], *, extra: Mapping[str, type] | None = 
     return parsed
 
 
-def load_model(spec: str) -> Any:
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model spec as a value: `ModelSpec.parse("sim:error_rate=0.1")`, `str(spec)` gives the text back.
+
+    `provider` is a key of `PROVIDERS` (`sim`, `anthropic`, `openai`, `replay`); `target` the model id or
+    the cassette's path (empty for `sim`); `knobs` the simulator's knobs as written, in order. The text is
+    parsed once, here: every question about a spec (is it the simulator? what knobs?) is asked of this
+    value, never of the string. Knob values are checked by `load` (the simulator's ranges).
+    """
+
+    provider: str
+    target: str = ""
+    knobs: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, text: str | ModelSpec) -> ModelSpec:
+        """The spec `text` names; a one-line ValueError naming the valid forms for anything else."""
+        if isinstance(text, ModelSpec):
+            return text
+        if not isinstance(text, str):
+            raise ValueError(f"a model spec must be a string, got {type(text).__name__}: use {SPEC_FORMS}")
+        kind, _, rest = text.strip().partition(":")
+        provider = kind.lower()
+        if provider not in PROVIDERS:
+            raise ValueError(f"unknown model spec {text!r}: use {SPEC_FORMS}")
+        if provider != "sim":
+            return cls(provider, rest.strip())
+        items = [item for item in rest.split(",") if item.strip()]
+        parsed = parse_sim_knobs(items)  # names, types, duplicates
+        return cls("sim", "", tuple((name, item.partition("=")[2].strip()) for name, item in zip(parsed, items,
+                                                                                                strict=True)))
+
+    @property
+    def is_sim(self) -> bool:
+        return self.provider == "sim"
+
+    def knob_values(self) -> dict[str, Any]:
+        """The simulator's knobs, typed (empty for another provider)."""
+        return parse_sim_knobs([f"{name}={text}" for name, text in self.knobs])
+
+    def with_knob(self, name: str, value: object) -> ModelSpec:
+        """The same spec with one simulator knob set: a knob already given is replaced, never repeated."""
+        if not self.is_sim:
+            raise ValueError(f"a model knob ({name}) can only be set (or swept) on the sim model, not {str(self)!r}")
+        text = _as_spec_text(value)
+        parse_sim_knobs([f"{name}={text}"])  # the knob's name and type
+        kept = tuple((k, v) for k, v in self.knobs if k != name)
+        position = [k for k, _ in self.knobs].index(name) if name in dict(self.knobs) else len(kept)
+        return ModelSpec("sim", "", (*kept[:position], (name, text), *kept[position:]))
+
+    def load(self) -> Any:
+        """The `Model` this spec names (see `PROVIDERS`); a one-line ValueError for a bad spec."""
+        return PROVIDERS[self.provider](self)
+
+    def __str__(self) -> str:
+        if self.is_sim:
+            return "sim" + (":" + ",".join(f"{k}={v}" for k, v in self.knobs) if self.knobs else "")
+        return f"{self.provider}:{self.target}"
+
+
+def load_model(spec: str | ModelSpec) -> Any:
     """The model `spec` names (see the module docstring); a bad spec is a one-line ValueError."""
-    if not isinstance(spec, str):
-        raise ValueError(f"a model spec must be a string, got {type(spec).__name__}: use {SPEC_FORMS}")
-    kind, _, rest = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind == "sim":
-        return _load_sim(rest)
-    if kind in ("anthropic", "openai"):
-        return _load_provider(kind, spec, rest.strip())
-    if kind == "replay":
-        return _load_replay(rest.strip())
-    raise ValueError(f"unknown model spec {spec!r}: use {SPEC_FORMS}")
+    return ModelSpec.parse(spec).load()
 
 
-def _load_sim(rest: str) -> Any:
+def _load_sim(spec: ModelSpec) -> Any:
     from .sim import SimModel
 
-    items = [item for item in rest.split(",") if item.strip()]
-    knobs = parse_sim_knobs(items)
     try:
-        return SimModel(**knobs)
+        return SimModel(**spec.knob_values())
     except ValueError as exc:  # the simulator's own range checks, which name the valid knobs
         raise ValueError(_one_line(exc)) from None
 
@@ -113,16 +143,25 @@ def _load_sim(rest: str) -> Any:
 _EXAMPLES = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1-mini"}
 
 
-def _load_provider(kind: str, spec: str, model_id: str) -> Any:
-    """`anthropic:<id>` or `openai:<id>`; the openai extra is checked here, so a missing one is one line."""
+def _check_model_id(spec: ModelSpec) -> str:
+    kind, model_id = spec.provider, spec.target
     if not model_id:
-        raise ValueError(f"model spec {spec!r} has no model id: use {kind}:<model-id>, e.g. {kind}:{_EXAMPLES[kind]}")
+        raise ValueError(f"model spec {str(spec)!r} has no model id: use {kind}:<model-id>, e.g. "
+                         f"{kind}:{_EXAMPLES[kind]}")
     if any(c.isspace() for c in model_id):
         raise ValueError(f"model id {model_id!r} has whitespace in it: use {kind}:<model-id>")
-    if kind == "anthropic":
-        from .model import AnthropicModel
+    return model_id
 
-        return AnthropicModel(model_id)
+
+def _load_anthropic(spec: ModelSpec) -> Any:
+    from .model import AnthropicModel
+
+    return AnthropicModel(_check_model_id(spec))
+
+
+def _load_openai(spec: ModelSpec) -> Any:
+    """`openai:<id>`; the openai extra is checked here, so a missing one is one line."""
+    model_id = _check_model_id(spec)
     from importlib.util import find_spec
 
     if find_spec("openai") is None:
@@ -132,7 +171,8 @@ def _load_provider(kind: str, spec: str, model_id: str) -> Any:
     return OpenAIModel(model_id)
 
 
-def _load_replay(path: str) -> Any:
+def _load_replay(spec: ModelSpec) -> Any:
+    path = spec.target
     if not path:
         raise ValueError("model spec 'replay:' has no path: use replay:<path> to a cassette (.jsonl) file")
     if not Path(path).is_file():
@@ -143,6 +183,12 @@ def _load_replay(path: str) -> Any:
         return ReplayModel(path, ordered=False)  # a sweep runs trials concurrently: match by request
     except ValueError as exc:  # a malformed cassette names its line
         raise ValueError(_one_line(exc)) from None
+
+
+# The providers: a spec's first word -> how to build its model. A new provider is one function and one entry.
+PROVIDERS: dict[str, Callable[[ModelSpec], Any]] = {
+    "sim": _load_sim, "anthropic": _load_anthropic, "openai": _load_openai, "replay": _load_replay,
+}
 
 
 def describe_model_specs() -> str:

@@ -22,12 +22,23 @@ def test_a_model_knob_axis_gives_one_bench_folder_and_model_per_value() -> None:
         (("0.9", "6"), "error_correlation=0.9", "sim:error_rate=0.1,error_correlation=0.9", "multihop:depth=6"),
     ]
     assert model_with("sim", "context_decay", "0.3") == "sim:context_decay=0.3"
+    assert model_with("sim:error_rate=0.1,seed=2", "error_rate", "0.2") == "sim:error_rate=0.2,seed=2"  # replaced
+
+
+def test_a_knob_the_default_model_already_sets_is_swept_by_replacing_it(tmp_path: Path) -> None:
+    """`wva sweep pipeline --model-knob error_rate --values 0,0.2` on the default model (sim:error_rate=0.1)."""
+    out = tmp_path / "sw"
+    assert main(["sweep", "pipeline", "--model-knob", "error_rate", "--values", "0,0.2", "--instances", "2",
+                 "--trials", "1", "--out", str(out), "--quiet"]) == 0
+    models = {row.folder: pd.read_csv(out / row.folder / "runs.csv")["model"].unique().tolist()
+              for row in pd.read_csv(out / "sweep.csv").itertuples()}
+    assert models == {"error_rate=0": ["sim:error_rate=0"], "error_rate=0.2": ["sim:error_rate=0.2"]}
 
 
 @pytest.mark.parametrize(("axes", "model", "says"), [
     ([Axis("nope", ("1",), knob=True)], "sim", "unknown model knob 'nope'"),
     ([Axis("error_correlation", ("2",), knob=True)], "sim", "error_correlation"),
-    ([Axis("error_correlation", ("0.5",), knob=True)], "anthropic:claude-x", "only be swept on the sim model"),
+    ([Axis("error_correlation", ("0.5",), knob=True)], "anthropic:claude-x", "only be set (or swept) on the sim model"),
     ([Axis("hops", ("3",)), Axis("hops", ("4",))], "sim", "must differ"),
     ([Axis("context_decay", ("0", "0.0"), knob=True)], "sim", "the same setting"),
 ])

@@ -110,23 +110,36 @@ def fault_probabilities(knobs: Mapping[str, Any]) -> dict[str, float]:
             for kind, w, rate in zip(FAULT_KINDS, weights, RATE_KNOBS, strict=True)}
 
 
+TRUE, FALSE = frozenset({"true", "1", "yes", "on"}), frozenset({"false", "0", "no", "off"})
+
+
+def parse_value(kind: type, text: object) -> Any:
+    """Knob text as a value of `kind`: the one parser of knob text (specs, the command line, the sim server).
+    Booleans are true/false, 1/0, yes/no or on/off; numbers must be finite; a ValueError says what was expected."""
+    value = str(text).strip()
+    if kind is bool:
+        if value.lower() in TRUE | FALSE:
+            return value.lower() in TRUE
+        raise ValueError("use true, false, 1 or 0 (or yes, no, on, off)")
+    if kind in (int, float):
+        try:
+            number = kind(value)
+        except ValueError:
+            raise ValueError(f"expected {'an integer' if kind is int else 'a number'}") from None
+        if not math.isfinite(number):
+            raise ValueError("expected a finite number")
+        return number
+    return value
+
+
 def parse_knobs(raw: Mapping[str, str]) -> dict[str, Any]:
     """Knob values given as text (a spec, a command line) -> typed values; ValueError on a bad one."""
     out: dict[str, Any] = {}
     for name, text in raw.items():
         if name not in KNOBS:
             raise ValueError(f"unknown SimModel knob {name!r} (valid knobs: {_valid()})")
-        kind = KNOBS[name][0]
-        value = str(text).strip()
-        if kind is bool:
-            if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise _bad(name, f"expected true or false, got {text!r}")
-            out[name] = value.lower() in ("true", "1", "yes")
-        elif kind in (int, float):
-            try:
-                out[name] = kind(value)
-            except ValueError:
-                raise _bad(name, f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
-        else:
-            out[name] = value
+        try:
+            out[name] = parse_value(KNOBS[name][0], text)
+        except ValueError as exc:
+            raise _bad(name, f"{exc}, got {text!r}") from None
     return out
