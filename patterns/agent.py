@@ -124,7 +124,7 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
 
 def run_agent(model: Model, prompt: str | list[dict[str, Any]], **kwargs: Any) -> Result:
     """Synchronous `arun_agent` (same arguments); also works inside Jupyter."""
-    return run_sync(arun_agent(model, prompt, **kwargs))
+    return run_sync(arun_agent(model, prompt, **kwargs), closing=model)
 
 
 def _text(content: list[dict[str, Any]]) -> str:

@@ -18,6 +18,10 @@ from typing import Any
 
 CLEARED = "[tool result cleared to fit the context window]"
 _TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum", re.I)
+# The Messages API's words when the prompt fits but the prompt plus `max_tokens` does not, and when
+# `max_tokens` is over the model's output limit: neither is a prompt too long (see `output_room`).
+_EXCEEDS = re.compile(r"input length and `max_tokens` exceed context limit: (\d+) \+ (\d+) > (\d+)", re.I)
+_OUTPUT_CAP = re.compile(r"max_tokens: (\d+) > (\d+), which is the maximum allowed number of output tokens", re.I)
 
 
 def size(messages: list[dict[str, Any]]) -> int:
@@ -84,3 +88,18 @@ def compact(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
 
 def is_prompt_too_long(exc: BaseException) -> bool:
     return getattr(exc, "status_code", None) == 400 and "prompt is too long" in str(exc).lower()
+
+
+def output_room(exc: BaseException) -> int | None:
+    """The `max_tokens` that fits, for a 400 saying the output budget is too large (the prompt fits); else None.
+
+    Compacting cannot help such a request (its prompt already fits), lowering `max_tokens` does."""
+    if getattr(exc, "status_code", None) != 400:
+        return None
+    text = str(exc)
+    exceeds = _EXCEEDS.search(text)
+    if exceeds:
+        room = int(exceeds.group(3)) - int(exceeds.group(1))
+        return room if room >= 1 else None
+    cap = _OUTPUT_CAP.search(text)
+    return int(cap.group(2)) if cap and int(cap.group(2)) >= 1 else None

@@ -39,6 +39,7 @@ class Event:
     name: str = ""  # the workflow node or tool this event belongs to
     model: str | None = None
     usage: Usage | None = None
+    usage_estimated: bool = False  # the reply reported no usage: `usage` is `estimate_usage`'s guess (usage.py)
     cost_usd: float | None = None
     stop_reason: str | None = None
     position: int | None = None  # 0-based index of this model call within the run
@@ -65,6 +66,8 @@ class Event:
             d["gen_ai.usage.output_tokens"] = self.usage.output_tokens
             d["gen_ai.usage.cache_creation.input_tokens"] = self.usage.cache_write_tokens
             d["gen_ai.usage.cache_read.input_tokens"] = self.usage.cache_read_tokens
+        if self.usage_estimated:
+            d["usage_estimated"] = True
         if self.cost_usd is not None:
             d["cost_usd"] = self.cost_usd
         if self.stop_reason is not None:

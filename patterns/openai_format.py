@@ -19,10 +19,15 @@ The mapping (the sim server's `patterns/sim/chat_wire.py` is its inverse):
 - usage: `prompt_tokens` counts cached tokens, the Messages API's `input_tokens` does not, so
   `input_tokens = prompt_tokens - cached_tokens` and `cache_read_input_tokens = cached_tokens`
   (`prompt_tokens_details.cached_tokens`); OpenAI bills no cache writes:
-  `cache_creation_input_tokens = 0`. `output_tokens = completion_tokens` (reasoning included);
-- tool-call arguments that are not a JSON object stay as the raw string in the `tool_use` block's
-  input: the ToolSet answers it with an `is_error` result ("tool input must be a JSON object") and
-  the model can try again; it is never a crash.
+  `cache_creation_input_tokens = 0`. `output_tokens = completion_tokens` (reasoning included).
+  A completion without usage (some local servers send none), or with no prompt tokens or no
+  completion tokens in it (a prompt is never 0 tokens), is NOT read as zero: the usage carries
+  the extra field `USAGE_MISSING` (zeros beside it, as the type requires), and `Run` counts the
+  call with a marked estimate and an unknown cost (`patterns/usage.py`);
+- tool-call arguments: a JSON string, as the API sends them, or a JSON object as it is (some
+  servers send `arguments` unencoded). Arguments that are not a JSON object stay as they came in
+  the `tool_use` block's input: the ToolSet answers it with an `is_error` result ("tool input must
+  be a JSON object") and the model can try again; it is never a crash.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ import json
 from typing import Any
 
 from anthropic.types import Message, ToolUseBlock
+
+from .usage import USAGE_MISSING
 
 ERROR_MARK = "[tool error] "
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens",
@@ -160,22 +167,29 @@ def to_message(completion: Any, model_id: str) -> Message:
         "usage": usage_of(completion.usage)})
 
 
-def tool_use(call_id: str, name: str, arguments: str | None) -> Any:
-    """A tool_use block; arguments that are not a JSON object are kept as the raw string (see the docstring)."""
-    text = (arguments or "").strip()
-    try:
-        parsed = json.loads(text) if text else {}
-    except ValueError:
-        parsed = None
+def tool_use(call_id: str, name: str, arguments: Any) -> Any:
+    """A tool_use block; arguments that are not a JSON object are kept as they came (see the docstring)."""
+    if isinstance(arguments, dict):  # sent as an object, not as the JSON string the API specifies
+        return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+    parsed: Any = None
+    if arguments is None or isinstance(arguments, str):
+        text = (arguments or "").strip()
+        try:
+            parsed = json.loads(text) if text else {}
+        except ValueError:
+            parsed = None
     if isinstance(parsed, dict):
         return {"type": "tool_use", "id": call_id, "name": name, "input": parsed}
     return ToolUseBlock.model_construct(type="tool_use", id=call_id, name=name, input=arguments)
 
 
-def usage_of(usage: Any) -> dict[str, int]:
-    """The Messages API usage for a chat completion's usage (None -> zeros: some servers send none)."""
-    prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+def usage_of(usage: Any) -> dict[str, Any]:
+    """The Messages API usage for a chat completion's usage; marked `USAGE_MISSING` when it has none."""
+    prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if not (isinstance(prompt, int) and prompt > 0 and isinstance(completion, int)):
+        return {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 0, USAGE_MISSING: True}
     details = getattr(usage, "prompt_tokens_details", None)
     cached = min(prompt, int(getattr(details, "cached_tokens", 0) or 0))
-    return {"input_tokens": prompt - cached, "output_tokens": int(getattr(usage, "completion_tokens", 0) or 0),
+    return {"input_tokens": prompt - cached, "output_tokens": completion,
             "cache_read_input_tokens": cached, "cache_creation_input_tokens": 0}

@@ -18,6 +18,20 @@ status error is raised again as the `anthropic` class for that status (429 -> Ra
 error (OpenAI's `context_length_exceeded`, vLLM's "maximum context length", llama.cpp's
 `exceed_context_size_error`) becomes the Messages API's 400 "prompt is too long: N tokens > M
 maximum" (the numbers when the server gives them), so the loop compacts as it does for Claude.
+Unless the prompt fits and only the output budget does not: vLLM's "'max_tokens' or
+'max_completion_tokens' is too large: M. This model's maximum context length is N tokens and your
+request has T input tokens (M > N - T)." (vLLM 0.10.2 to 0.17, `_validate_input` in its serving
+code), its other versions' "(T in the messages, M in the completion)", "requested M output tokens
+and your prompt contains T input tokens" and "You passed T input tokens and requested M output
+tokens ... context length is only N tokens" (and OpenAI's "(T in the messages, M in the
+completion)") with T < N become the Messages API's own 400 for that case, "input length and
+`max_tokens` exceed context limit: T + M > N, decrease input length or `max_tokens` and try
+again", and a `max_tokens` over a model's output limit (vLLM's "max_tokens=M cannot be greater
+than ...", OpenAI's "This model supports at most C completion tokens") becomes "max_tokens: M > C,
+which is the maximum allowed number of output tokens": `Run.sample` then lowers `max_tokens` to
+what fits and sends the call once more (`patterns/run.py`), instead of compacting a prompt that
+already fits. llama.cpp has no such error: it refuses only a prompt that fills the context
+(`n_prompt_tokens >= n_ctx`) and stops a generation that runs out of room with `length`.
 
 `max_tokens` goes out as `max_completion_tokens` to OpenAI's own API (its newer models refuse
 `max_tokens`) and as `max_tokens` when a base URL is set (what compatible servers all accept);
@@ -46,6 +60,18 @@ _LIMIT = re.compile(r"maximum context length is (\d+)", re.I)
 _GIVEN = tuple(re.compile(p, re.I) for p in (r"(\d+) in the messages", r"resulted in (\d+) tokens",
                                               r"requested (\d+) tokens"))  # in this order: the prompt's own size first
 _COMPLETION = re.compile(r"(\d+) in the completion", re.I)
+_BUDGETS = tuple(re.compile(p, re.I) for p in (  # (prompt T, max_tokens asked M, window N), in vLLM's versions' words
+    r"'max_tokens' or 'max_completion_tokens' is too large: (?P<asked>\d+)\. This model's maximum context length is "
+    r"(?P<window>\d+) tokens and your request has (?P<prompt>\d+) input tokens",
+    r"maximum context length is (?P<window>\d+) tokens\. However, you requested \d+ tokens \((?P<prompt>\d+) in the "
+    r"messages, (?P<asked>\d+) in the completion\)",
+    r"maximum context length is (?P<window>\d+) tokens\. However, you requested (?P<asked>\d+) output tokens and "
+    r"your prompt contains (?:at least )?(?P<prompt>\d+) input tokens",
+    r"You passed (?P<prompt>\d+) input tokens and requested (?P<asked>\d+) output tokens\. However, the model's "
+    r"context length is only (?P<window>\d+) tokens"))
+_CAPS = tuple(re.compile(p, re.I) for p in (  # max_tokens M over an output limit C
+    r"max_(?:completion_)?tokens=(?P<asked>\d+)\s*cannot be greater than \S*?(?P<cap>\d+)\b",
+    r"max_(?:completion_)?tokens is too large: (?P<asked>\d+)\. This model supports at most (?P<cap>\d+) completion"))
 
 
 class OpenAIModel:
@@ -124,12 +150,33 @@ def as_anthropic(exc: Exception) -> anthropic.APIError:
     status, body = exc.status_code, exc.body
     error = body if isinstance(body, dict) else {"message": str(body or exc)}
     message = str(error.get("message") or exc)
-    if status in (400, 413) and _is_context_error(error, message):
+    budget = _budget(message) if status in (400, 413) else None
+    if budget is not None:
+        status, message = 400, budget
+    elif status in (400, 413) and _is_context_error(error, message):
         status, message = 400, f"prompt is too long{_sizes(error, message)} ({message})"
     kind = str(error.get("type") or "api_error")
     anthropic_body = {"type": "error", "error": {"type": kind, "message": message}}
     cls = _CLASSES.get(status) or (anthropic.InternalServerError if status >= 500 else anthropic.APIStatusError)
     return cls(f"Error code: {status} - {message}", response=exc.response, body=anthropic_body)
+
+
+def _budget(message: str) -> str | None:
+    """The Messages API's words for a prompt plus `max_tokens` over the window (or `max_tokens` over an
+    output limit), when the server's message says how many tokens; None for any other error."""
+    found = next((m for m in (form.search(message) for form in _BUDGETS) if m), None)
+    if found:
+        prompt, asked, window = (int(found.group(name)) for name in ("prompt", "asked", "window"))
+        if prompt < window:  # the prompt fits: the output budget does not
+            return (f"input length and `max_tokens` exceed context limit: {prompt} + {asked} > {window}, "
+                    f"decrease input length or `max_tokens` and try again ({message})")
+        limit = max(1, min(window - asked, prompt - 1))
+        return f"prompt is too long: {prompt} tokens > {limit} maximum ({message})"
+    cap = next((m for m in (form.search(message) for form in _CAPS) if m), None)
+    if cap:
+        return (f"max_tokens: {cap.group('asked')} > {cap.group('cap')}, which is the maximum allowed number of "
+                f"output tokens for this model ({message})")
+    return None
 
 
 def _is_context_error(error: dict[str, Any], message: str) -> bool:

@@ -39,8 +39,8 @@ class Result:
     messages: list[dict[str, Any]]  # the (last) conversation, as Messages API params
     steps: int  # model calls that returned a message
     tool_calls: int
-    usage: Usage
-    cost_usd: float | None  # None when any call was made on an unpriced model
+    usage: Usage  # reported usage, plus an estimate for each call whose reply reported none (`estimated_calls`)
+    cost_usd: float | None  # None (unknown) when a call was unpriced or had no usage, or when every call failed
     latency_s: float  # the run's critical path on its clock
     errors: tuple[ErrorInfo, ...] = ()
     events: tuple[Event, ...] = ()
@@ -60,6 +60,11 @@ class Result:
     def recoveries(self) -> int:
         return sum(1 for e in self.events if e.kind in (Kind.RECOVERY, Kind.COMPACTION))
 
+    @property
+    def estimated_calls(self) -> int:
+        """Model calls whose reply reported no usage, so that `usage` holds an estimate for them (usage.py)."""
+        return sum(1 for e in self.events if e.usage_estimated)
+
     def to_dict(self, *, events: bool = True, messages: bool = True) -> dict[str, Any]:
         d: dict[str, Any] = {
             "pattern": self.pattern,
@@ -68,6 +73,7 @@ class Result:
             "steps": self.steps,
             "tool_calls": self.tool_calls,
             "usage": self.usage.to_dict(),
+            "usage_estimated_calls": self.estimated_calls,
             "cost_usd": self.cost_usd,
             "latency_s": self.latency_s,
             "retries": self.retries,

@@ -4,6 +4,15 @@ A pattern is a plain coroutine over a `Run`: it calls `run.sample(...)` for each
 `run.call_tools(...)` for each round of tools, and raises `StopRun` or `Failure` to end early.
 `Run.execute(body)` is the one place where every way of ending becomes a `Result`, with the
 partial usage and the events recorded up to that moment, on every exit path.
+
+Usage and cost: each reply's usage is priced and summed; a reply that reports no usage is counted
+with an estimate, marked on its event, and makes the cost unknown (`patterns/usage.py`). A run
+whose every model call failed has cost None (unknown: nothing says what the failed calls were
+billed), not 0.0; a run that made no call at all costs 0.0.
+A 400 saying that the prompt fits but `max_tokens` does not (the Messages API's "input length and
+`max_tokens` exceed context limit", which the `openai:` adapter also gives for vLLM's "'max_tokens'
+or 'max_completion_tokens' is too large") is not a prompt too long: the call is sent once more with
+`max_tokens` lowered to what the server says fits (a `recovery` event), never compacted.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from anthropic.types import Message
 
 from .caching import MarkCounter, with_breakpoints
 from .clock import Clock, clock_of, gather_timed
+from .compaction import output_room
 from .events import Event, Kind
 from .hooks import Hooks, call_hook
 from .limits import Abort, Limits
@@ -26,7 +36,7 @@ from .redact import redact
 from .result import ErrorInfo, Result, Terminal
 from .retry import RetryPolicy
 from .tools import ToolOutcome, ToolSet
-from .usage import Usage
+from .usage import Usage, estimate_usage, usage_missing
 
 
 class StopRun(Exception):
@@ -84,6 +94,8 @@ class Run:
         self.events: list[Event] = []
         self.usage = Usage()
         self.cost: float | None = 0.0
+        self.estimated = 0  # calls whose reply reported no usage: counted with an estimate (usage.py)
+        self.sent = False  # a model call was attempted: if none returned, the cost is unknown
         self.steps = 0
         self.in_flight = 0  # calls sent but not returned: concurrent branches must not overshoot max_steps
         self.task = ""  # the run's original input, which workflow prompts may quote as {task}
@@ -115,7 +127,9 @@ class Run:
         if lim.max_steps is not None and self.steps + self.in_flight >= lim.max_steps:
             raise StopRun(Terminal.MAX_STEPS, f"max_steps={lim.max_steps} model calls made")
         if lim.token_budget is not None and self.usage.total_tokens >= lim.token_budget:
-            raise StopRun(Terminal.BUDGET, f"token_budget={lim.token_budget} reached ({self.usage.total_tokens})")
+            estimated = f", estimated for {self.estimated} calls without usage" if self.estimated else ""
+            raise StopRun(Terminal.BUDGET, f"token_budget={lim.token_budget} reached ({self.usage.total_tokens}"
+                          f"{estimated})")
         if lim.cost_budget_usd is not None and self.cost is not None and self.cost >= lim.cost_budget_usd:
             raise StopRun(Terminal.BUDGET, f"cost_budget_usd={lim.cost_budget_usd} reached (${self.cost:.4f})")
         if lim.time_budget_s is not None and self.elapsed() >= lim.time_budget_s:
@@ -135,6 +149,7 @@ class Run:
         if self.limits.prompt_cache:  # the one place every pattern's calls pass: see patterns/caching.py
             params = with_breakpoints(params, counter=self._marks)
         self.in_flight += 1
+        self.sent = True
         try:
             start = self.elapsed()
             failed: anthropic.APIError | None = None
@@ -144,12 +159,17 @@ class Run:
                 failed = exc
             if failed is not None:  # retried outside the except block: a later failure is not chained to this one
                 message = await self._retried(name, params, failed, start)
-            usage = Usage.from_api(message.usage)
-            price = cost_usd(self.price_id or message.model, usage)
+            estimated = usage_missing(message.usage)
+            if estimated:
+                usage, price = estimate_usage(params, message.content), None
+                self.estimated += 1
+            else:
+                usage = Usage.from_api(message.usage)
+                price = cost_usd(self.price_id or message.model, usage)
             self.usage = self.usage + usage
             self.cost = None if price is None or self.cost is None else self.cost + price
             self.events.append(Event(kind=Kind.MODEL_CALL, start=start, end=self.elapsed(), name=name,
-                                     model=message.model, usage=usage, cost_usd=price,
+                                     model=message.model, usage=usage, usage_estimated=estimated, cost_usd=price,
                                      stop_reason=message.stop_reason, position=self.steps))
             self.steps += 1
             if self.hooks.after_step is not None:
@@ -161,7 +181,17 @@ class Run:
     async def _retried(self, name: str, params: dict[str, Any], exc: anthropic.APIError, start: float) -> Message:
         """After a failed first attempt: retry while the policy allows, or record the error and re-raise it.
 
-        (Kept out of `sample`, so that the call that succeeds at once, nearly every call, pays for no loop.)"""
+        (Kept out of `sample`, so that the call that succeeds at once, nearly every call, pays for no loop.)
+        A first failure saying `max_tokens` does not fit is sent once more with the `max_tokens` that fits."""
+        room = output_room(exc)
+        if room is not None and room < params.get("max_tokens", room + 1):
+            self.record(Kind.RECOVERY, start, name=name, error_type=type(exc).__name__, error=redact(str(exc))[:500],
+                        detail=f"max_tokens {params['max_tokens']} -> {room}: the prompt fit, the output did not")
+            params, start = {**params, "max_tokens": room}, self.elapsed()
+            try:
+                return await self.model.create(**params)
+            except anthropic.APIError as again:
+                exc = again
         policy = self.retry
         for attempt in range(1, policy.max_retries + 2):
             if attempt > policy.max_retries or not policy.is_retryable(exc):
@@ -215,9 +245,10 @@ class Run:
         return await gather_timed(self.clock, aws)
 
     def result(self, terminal: Terminal, output: str, messages: list[dict[str, Any]], detail: str = "") -> Result:
+        cost = None if self.sent and not self.steps else self.cost  # every call failed: what it cost is unknown
         return Result(
             terminal=terminal, output=output, messages=messages, steps=self.steps, tool_calls=self.tool_calls,
-            usage=self.usage, cost_usd=self.cost, latency_s=self.elapsed(), errors=tuple(self.errors),
+            usage=self.usage, cost_usd=cost, latency_s=self.elapsed(), errors=tuple(self.errors),
             events=tuple(self.events), pattern=self.pattern, detail=detail, extra=dict(self.extra),
         )
 

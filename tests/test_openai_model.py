@@ -123,9 +123,9 @@ def status_error(status: int, body: dict[str, Any], headers: dict[str, str] | No
     ({"error": {"message": "This model's maximum context length is 128000 tokens. However, your messages resulted "
                            "in 130001 tokens. Please reduce the length of the messages.",
                 "type": "invalid_request_error", "code": "context_length_exceeded"}}, (130001, 128000)),
-    ({"error": {"message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens "
-                           "(3900 in the messages, 1100 in the completion).", "type": "BadRequestError"}},
-     (3900, 2996)),
+    ({"error": {"message": "This model's maximum context length is 4096 tokens. However, you requested 4400 tokens "
+                           "(4300 in the messages, 100 in the completion).", "type": "BadRequestError"}},
+     (4300, 3996)),  # a prompt that fits with a max_tokens that does not: tests/test_openai_quirks.py
     ({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
                 "type": "exceed_context_size_error", "n_prompt_tokens": 2100, "n_ctx": 2048}}, (2100, 2048)),
     ({"error": {"message": "context length exceeded", "type": "invalid_request_error"}}, (2, 1)),

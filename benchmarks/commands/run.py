@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"score:      {score:g}")
     print(f"steps:      {result.steps} model calls, {result.tool_calls} tool calls, {result.retries} retries")
     print(f"tokens:     {u.input_tokens} in, {u.output_tokens} out, {u.cache_read_tokens} cache read, "
-          f"{u.cache_write_tokens} cache write")
+          f"{u.cache_write_tokens} cache write"
+          + (f" (estimated for {result.estimated_calls} calls whose reply had no usage)" if result.estimated_calls
+             else ""))
     print(f"cost:       {fmt_cost(result.cost_usd)}"
           + (f" (+ {fmt_cost(grader_cost)} grading, apart)" if graded is not None else "")
           + f"; {fmt_cost(uncached_cost(model, result))} with every prompt token billed as input "

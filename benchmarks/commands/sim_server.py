@@ -10,6 +10,7 @@ generic policy alone.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -35,8 +36,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=VALUE",
         help="set a SimModel knob (`wva models` lists them) or a server option: slow_s (seconds a "
-        "'slow' request takes), require_api_key (reject other keys), and the network's faults, each a "
-        "probability per request: disconnect_rate (connection cut mid-reply), slow_rate (a reply slow_s "
+        "'slow' request takes), require_api_key (reject other keys; better from the environment variable "
+        "WVA_SIM_API_KEY, which `ps` does not show), max_body_bytes (larger bodies get a 413; default 32 MiB), "
+        "read_timeout_s (seconds a client has to send a whole request; default 30), and the network's faults, "
+        "each a probability per request: disconnect_rate (connection cut mid-reply), slow_rate (a reply slow_s "
         "late), malformed_rate (a 200 whose body is not JSON); repeatable",
     )
     parser.add_argument("--tasks", default="", metavar="LIST",
@@ -61,13 +64,15 @@ def task_policies(warn: Callable[[str], None]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from patterns.sim.server import SERVER_OPTIONS  # heavy: the simulator and a server
+    from patterns.sim.server import API_KEY_ENV, SERVER_OPTIONS  # heavy: the simulator and a server
     from patterns.specs import parse_sim_knobs
 
     try:
         knobs = parse_sim_knobs(args.knob, extra=SERVER_OPTIONS)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if "require_api_key" not in knobs and os.environ.get(API_KEY_ENV):  # a --knob given explicitly wins
+        knobs["require_api_key"] = os.environ[API_KEY_ENV]
     extra: dict[str, Any] = {} if getattr(args, "generic_only", False) else {"policies": task_policies}
     if getattr(args, "tasks", ""):  # a task file's policy first: it recognises only its own marker
         from benchmarks.tasks.registry import load_task, split_task_list
@@ -105,6 +110,9 @@ def run_server_cli(host: str, port: int, knobs: dict[str, Any], *,
         server.policies.extend(policies(notes.append) if callable(policies) else policies)
     server.start()
     print(f"sim server listening on {server.url}  (export ANTHROPIC_BASE_URL={server.url})", flush=True)
+    if not server.loopback:
+        auth = "a key is required" if knobs.get("require_api_key") else "no key is required (set WVA_SIM_API_KEY)"
+        notes.insert(0, f"wva sim-server: warning: listening on {host}, which other machines can reach; {auth}")
     if server.policies:
         names = ", ".join(type(p).__name__ for p in server.policies)
         notes.append(f"sim server: policies {names}, then GenericPolicy for any other request")

@@ -11,9 +11,14 @@ and every policy, fault and knob applies to both.
   `ERROR_MARK` is an `is_error` result; an assistant's `tool_calls` -> `tool_use` blocks (arguments
   that are not a JSON object become `{}`). Consecutive messages of one role are merged.
 - `max_tokens` or `max_completion_tokens` (default `DEFAULT_MAX_TOKENS`: chat completions does not
-  require it, the Messages API does), `stop`, `tools`, `tool_choice`, `parallel_tool_calls` carried;
+  require it, the Messages API does), `stop`, `tools`, `tool_choice` (`none`/`auto`/`required`/a named
+  function -> `none`/`auto`/`any`/`tool`, which SimModel enforces), `parallel_tool_calls` carried;
   `temperature` and `top_p` are dropped (the simulator does not model them; OpenAI's range is 0-2).
   `stream: true` is refused with a 400, as on /v1/messages.
+- Checked as OpenAI checks them, with its 400 words, `param` and `code`: a `max_tokens` or
+  `max_completion_tokens` that is not an integer >= 1 (0 is refused, never read as "the default"),
+  a `tool_choice` that is not one of the four forms or comes without `tools`. `n` other than 1 is
+  refused (400, `code` `unsupported_value`): the simulator returns one choice per request.
 - Replies: finish_reason `stop`/`tool_calls`/`length`/`content_filter`; usage with `prompt_tokens`
   = input + cache reads + cache writes and `prompt_tokens_details.cached_tokens` = cache reads.
 - Errors: `{"error": {"message", "type", "param", "code"}}` with the same status and headers (a
@@ -28,7 +33,10 @@ import re
 import time
 from typing import Any
 
+import anthropic
+
 from ..openai_format import ERROR_MARK
+from . import faults
 
 PATH = "/v1/chat/completions"
 DEFAULT_MAX_TOKENS = 4096
@@ -54,9 +62,8 @@ def request(path: str, body: Any) -> Any:
             system.append(_text(message.get("content")))
         elif role in ("user", "assistant", "tool"):
             _append(messages, *_converted(role, message))
-    params: dict[str, Any] = {"model": body.get("model"), "messages": messages,
-                              "max_tokens": body.get("max_completion_tokens") or body.get("max_tokens")
-                              or DEFAULT_MAX_TOKENS}
+    _check_n(body.get("n"))
+    params: dict[str, Any] = {"model": body.get("model"), "messages": messages, "max_tokens": _max_tokens(body)}
     if system:
         params["system"] = "\n\n".join(system)
     stop = body.get("stop")
@@ -69,8 +76,40 @@ def request(path: str, body: Any) -> Any:
         params["tools"] = [{"name": f.get("name"), "description": f.get("description") or "",
                             "input_schema": f.get("parameters") or {"type": "object", "properties": {}}}
                            for f in tools]
-        params.update(_tool_choice(body.get("tool_choice"), body.get("parallel_tool_calls")))
+    params.update(_tool_choice(body.get("tool_choice"), body.get("parallel_tool_calls"), bool(tools)))
     return params
+
+
+def invalid(message: str, param: str | None = None, code: str | None = None) -> anthropic.APIStatusError:
+    """A 400 as OpenAI words it; `param` and `code` are carried to the reply's error body (`error`)."""
+    exc = faults.invalid_request(message)
+    if isinstance(exc.body, dict):
+        exc.body["error"].update(param=param, code=code)
+    return exc
+
+
+def _max_tokens(body: dict[str, Any]) -> int:
+    for name in ("max_completion_tokens", "max_tokens"):
+        value = body.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise invalid(f"Invalid type for '{name}': expected an integer, but got {type(value).__name__} instead.",
+                          name, "invalid_type")
+        if value < 1:
+            raise invalid(f"Invalid '{name}': integer below minimum value. Expected a value >= 1, but got {value} "
+                          "instead.", name, "integer_below_min_value")
+        return value
+    return DEFAULT_MAX_TOKENS
+
+
+def _check_n(n: Any) -> None:
+    if n is None or (n == 1 and not isinstance(n, bool)):
+        return
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise invalid(f"Invalid value for 'n': expected an integer >= 1, but got {n!r} instead.", "n", "invalid_value")
+    raise invalid(f"n={n} is not supported: this server returns one choice per request. Send n=1 (or leave it out) "
+                  "and make n requests.", "n", "unsupported_value")
 
 
 def _text(content: Any) -> str:
@@ -92,10 +131,12 @@ def _converted(role: str, message: dict[str, Any]) -> tuple[str, list[dict[str, 
         if isinstance(p, dict) and p.get("type") == "text"]
     for call in message.get("tool_calls") or [] if role == "assistant" else []:
         function = call.get("function") or {}
-        try:
-            arguments = json.loads(function.get("arguments") or "{}")
-        except ValueError:
-            arguments = {}
+        arguments = function.get("arguments")
+        if not isinstance(arguments, dict):  # a JSON string, as the API specifies (some clients send the object)
+            try:
+                arguments = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else {}
+            except ValueError:
+                arguments = {}
         blocks.append({"type": "tool_use", "id": call.get("id"), "name": function.get("name"),
                        "input": arguments if isinstance(arguments, dict) else {}})
     return role, blocks
@@ -108,13 +149,23 @@ def _append(messages: list[dict[str, Any]], role: str, blocks: list[dict[str, An
         messages.append({"role": role, "content": blocks})
 
 
-def _tool_choice(choice: Any, parallel: Any) -> dict[str, Any]:
+def _tool_choice(choice: Any, parallel: Any, has_tools: bool) -> dict[str, Any]:
     picked: dict[str, Any] | None = None
-    if isinstance(choice, str) and choice in _CHOICE:
+    named = (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
+    if choice is None:
+        pass
+    elif not has_tools:
+        raise invalid("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+                      "tool_choice", "invalid_value")
+    elif isinstance(choice, str) and choice in _CHOICE:
         picked = dict(_CHOICE[choice])
-    elif isinstance(choice, dict) and choice.get("type") == "function":
-        picked = {"type": "tool", "name": (choice.get("function") or {}).get("name")}
-    if parallel is False:
+    elif isinstance(choice, dict) and choice.get("type") == "function" and isinstance(named, str):
+        picked = {"type": "tool", "name": named}
+    else:
+        raise invalid(f"Invalid value for 'tool_choice': {choice!r}. Supported values are: 'none', 'auto', "
+                      "'required' and {\"type\": \"function\", \"function\": {\"name\": ...}}.", "tool_choice",
+                      "invalid_value")
+    if parallel is False and has_tools:
         picked = {**(picked or {"type": "auto"}), "disable_parallel_tool_use": True}
     return {"tool_choice": picked} if picked else {}
 
@@ -155,7 +206,7 @@ def error(body: dict[str, Any]) -> dict[str, Any]:
     """An Anthropic error body (`{"type": "error", "error": {...}}`) as OpenAI's."""
     inner = body.get("error") if isinstance(body.get("error"), dict) else {}
     message, kind = str(inner.get("message", "")), str(inner.get("type", "api_error"))
-    code: str | None = None
+    code: str | None = inner.get("code")  # set by `invalid`, as is `param`
     too_long = _TOO_LONG.search(message)
     if too_long:
         message = (f"This model's maximum context length is {too_long.group(2)} tokens. However, your messages "
@@ -163,4 +214,4 @@ def error(body: dict[str, Any]) -> dict[str, Any]:
         code = "context_length_exceeded"
     elif kind == "rate_limit_error":
         code = "rate_limit_exceeded"
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    return {"error": {"message": message, "type": kind, "param": inner.get("param"), "code": code}}

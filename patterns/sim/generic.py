@@ -11,19 +11,35 @@ It makes one decision per call (`decide.correct()`), and behaves like this:
 - no tools: answer `Answer: <the prompt, whitespace-normalised, at most 200 characters>`;
   a wrong decision stops halfway through it.
 It accepts every request, so it is the sim server's fallback.
+
+Tool calls and results a client sends back as plain text, as smolagents does, count as calls and
+results too (`textual_calls`, `textual_results`): an assistant message holding `Action: {"name": ...,
+"arguments": {...}}` (smolagents' tool-calling prompt) or `Calling tools: [{... "function": {"name":
+..., "arguments": ...}}]` (how smolagents replays the calls it made, a Python list), then a user
+message starting `Observation:` (the result) or `Error:` (an error result, after an optional
+`Call id: ...` line). A tool named `final_answer` (smolagents' convention: the only way its agent
+ends) is never the first tool called when another is offered, and receives the `Result: ...` answer
+as its arguments instead of a text reply.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import random
 import re
 from typing import Any
 
+from ..conversation import blocks_of
 from .policy import Decider, Reply, Request
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _WORD = re.compile(r"[^\W\d][\w'-]*")
 SNIPPET_CHARS = 200
+FINAL_ANSWER = "final_answer"
+_CALL_MARKS = re.compile(r"\b(?:Action|Calling tools):\s*")
+_OBSERVATION = re.compile(r"\s*Observation:\s*")
+_ERROR = re.compile(r"\s*(?:Call id:[^\n]*\n\s*)?Error:\s*")
 
 
 def _numbers(text: str) -> list[int | float]:
@@ -109,18 +125,17 @@ class GenericPolicy:
     def respond(self, request: Request, decide: Decider) -> Reply:
         if not request.tools:
             return self._plain_answer(request, decide)
-        uses = request.tool_uses()
-        results = request.last_tool_results()
+        uses, results, previous = _history(request)
         if not uses:
-            return self._call(request, decide, request.tools[0])
+            first = next((t for t in request.tools if t.get("name") != FINAL_ANSWER), request.tools[0])
+            return self._call(request, decide, first)
         if results and results[-1]["is_error"] and len(uses) <= self.max_retries:
             offered = {t.get("name"): t for t in request.tools}
             tool = offered.get(uses[-1].get("name"), request.tools[0])
             return self._call(request, decide, tool)
-        previous = results or request.tool_results()
         if not previous:
             return self._plain_answer(request, decide)
-        return self._report(previous[-1]["content"], decide)
+        return self._report(request, previous[-1]["content"], decide)
 
     def _call(self, request: Request, decide: Decider, tool: dict[str, Any]) -> Reply:
         text = request.first_user_text()
@@ -133,7 +148,7 @@ class GenericPolicy:
         use = {"type": "tool_use", "name": tool.get("name", ""), "input": args}
         return Reply([{"type": "text", "text": f"I'll use the {tool.get('name', '')} tool."}, use])
 
-    def _report(self, content: str, decide: Decider) -> Reply:
+    def _report(self, request: Request, content: str, decide: Decider) -> Reply:
         if not decide.correct():
             match = _NUMBER.search(content)
             if match:
@@ -141,10 +156,79 @@ class GenericPolicy:
                 content = content[: match.start()] + str(wrong) + content[match.end():]
             else:
                 content = content[: len(content) // 2] if len(content) > 1 else "unknown"
-        return Reply([{"type": "text", "text": f"Result: {content}"}])
+        final = next((t for t in request.tools if t.get("name") == FINAL_ANSWER), None)
+        if final is None:
+            return Reply([{"type": "text", "text": f"Result: {content}"}])
+        answer = synthesise_arguments(final.get("input_schema") or {}, f"Result: {content}")
+        return Reply([{"type": "tool_use", "name": FINAL_ANSWER, "input": answer}])
 
     def _plain_answer(self, request: Request, decide: Decider) -> Reply:
         snippet = _snippet(request.last_user_text()) or "(no question)"
         if not decide.correct():
             snippet = snippet[: len(snippet) // 2] if len(snippet) > 1 else "unknown"
         return Reply([{"type": "text", "text": f"Answer: {snippet}"}])
+
+
+def _history(request: Request) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the tool calls so far, the results the model answers now, every result): as blocks, else as text."""
+    uses = request.tool_uses()
+    if uses:
+        return uses, request.last_tool_results(), request.tool_results()
+    uses = textual_calls(request)
+    if not uses:
+        return [], [], []
+    every = textual_results(request)
+    last_user = max((i for i, m in enumerate(request.messages) if m.get("role") == "user"), default=-1)
+    return uses, [r for i, r in every if i == last_user], [r for _, r in every]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in blocks_of(content) if b.get("type") == "text")
+
+
+def textual_calls(request: Request) -> list[dict[str, Any]]:
+    """Tool calls the assistant's messages hold as text (`Action: {...}`, `Calling tools: [...]`), as tool_use dicts."""
+    calls: list[dict[str, Any]] = []
+    for message in request.messages:
+        if message.get("role") != "assistant":
+            continue
+        text = _text(message.get("content"))
+        for mark in _CALL_MARKS.finditer(text):
+            found = _literal(text[mark.end():])
+            for call in found if isinstance(found, list) else [found]:
+                function = call.get("function", call) if isinstance(call, dict) else None
+                if isinstance(function, dict) and isinstance(function.get("name"), str):
+                    arguments = function.get("arguments")
+                    calls.append({"type": "tool_use", "name": function["name"],
+                                  "input": arguments if isinstance(arguments, dict) else {}})
+    return calls
+
+
+def textual_results(request: Request) -> list[tuple[int, dict[str, Any]]]:
+    """(message index, result) for each user message that is a result as text: `Observation: ...` or `Error: ...`."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    for i, message in enumerate(request.messages):
+        text = _text(message.get("content")) if message.get("role") == "user" else ""
+        for pattern, is_error in ((_OBSERVATION, False), (_ERROR, True)):
+            head = pattern.match(text)
+            if head:
+                out.append((i, {"tool_use_id": "", "content": text[head.end():].strip(), "is_error": is_error}))
+                break
+    return out
+
+
+def _literal(text: str) -> Any:
+    """The JSON value, or the Python literal (as smolagents prints its calls), that `text` starts with; else None."""
+    text = text.lstrip()
+    try:
+        return json.JSONDecoder().raw_decode(text)[0]
+    except ValueError:
+        pass
+    for end in (len(text), max(text.rfind("]"), text.rfind("}")) + 1):
+        try:
+            return ast.literal_eval(text[:end])
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            continue
+    return None

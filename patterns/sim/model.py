@@ -6,7 +6,9 @@ request as the API does (400 `invalid_request_error`); counts input tokens over 
 request (`tokens.py`); rejects a prompt over `context_window` ("prompt is too long: N tokens >
 M maximum"); draws the injected faults; splits the prompt into cache reads, writes and
 plain input by its `cache_control` breakpoints (`cache.py`); asks the policy for a reply (one
-`Decider` per call); assigns ids; applies stop sequences and max_tokens (`shaping.py`); sleeps the modelled
+`Decider` per call) and makes it obey `tool_choice` (`forcing.py`: a forced call the policy did not
+make is made with synthesised arguments; `none` drops tool calls);
+assigns ids; applies stop sequences and max_tokens (`shaping.py`); sleeps the modelled
 latency on `self.clock` (virtual by default, so nothing really waits).
 
 **Seeding.** Every call's randomness comes from its own `random.Random`, seeded from
@@ -43,7 +45,7 @@ from anthropic.types import Message
 
 from ..clock import REAL_CLOCK, Clock, VirtualClock
 from ..conversation import GrowingConversations
-from . import continuation, faults, summary
+from . import continuation, faults, forcing, summary
 from .cache import PromptCache, min_cacheable_tokens, split
 from .generic import GenericPolicy
 from .knobs import KNOBS, check_knobs, fault_probabilities, parse_knobs
@@ -154,9 +156,10 @@ class SimModel:
         request = Request(
             system=call.system, messages=plain,
             tools=[self.tokens.entry(t).plain for t in call.offered_tools], max_tokens=call.max_tokens,
-            stop_sequences=call.stop_sequences)
+            stop_sequences=call.stop_sequences, tool_choice=call.tool_choice)
         decide = Decider(rng, *self.physics.rates(input_tokens), draws=draws)
         reply = summary.answer(self.policy, request, decide)  # a compaction request gets a summary
+        reply = forcing.honoured(reply, request)  # tool_choice, as strict as the API
         ids = self._hex("ids", digest, n)
         blocks = self._blocks(reply.content, ids)
         if said is not None:

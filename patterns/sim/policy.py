@@ -44,6 +44,7 @@ class Request:
     tools: list[dict[str, Any]]  # tool params (name, description, input_schema) the model may call
     max_tokens: int
     stop_sequences: tuple[str, ...] = ()
+    tool_choice: Any = None  # as sent ({"type": "any"}, ...); SimModel enforces it on the reply (forcing.py)
 
     def _user_messages(self) -> list[dict[str, Any]]:
         return [m for m in self.messages if m.get("role") == "user"]

@@ -18,38 +18,39 @@ the command line) passes the benchmark's families' policies in.
 
 The server never logs or echoes the `x-api-key` / `authorization` headers: it logs only the
 request line and the status, at DEBUG level, to the `patterns.sim.server` logger.
+
+It is hardened like a real endpoint (`patterns.sim.guard`, the HTTP side in `patterns.sim.handler`):
+a body over `max_body_bytes` (32 MiB, the Messages API's limit) is answered 413 before it is read,
+a bad `Content-Length` 400, and a client has `read_timeout_s` (30 s) to send a whole request, so
+slow or idle connections cannot hold the server's threads. `loopback` says whether only this
+machine can reach it (`wva sim-server` warns otherwise), and `wva sim-server` reads
+`require_api_key` from the environment variable `API_KEY_ENV` (`WVA_SIM_API_KEY`), so that the key
+need not be on the command line, where `ps` shows it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-import json
-import logging
+import ipaddress
 import threading
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anthropic
 
-from . import chat_wire, faults, netfaults
+from . import faults, guard, netfaults
 from .generic import GenericPolicy
+from .handler import CLIENT_GONE, HTTPServer, error_reply
 from .knobs import KNOBS, parse_knobs
 from .model import SimModel
 from .policy import FirstAccepting, Policy
 from .tokens import TokenCounter
 
-log = logging.getLogger(__name__)
 SERVER_OPTIONS = {"slow_s": float, "require_api_key": str, "disconnect_rate": float, "slow_rate": float,
-                  "malformed_rate": float}
+                  "malformed_rate": float, "max_body_bytes": int, "read_timeout_s": float}
 DEFAULT_SLOW_S = 10.0
-CLIENT_GONE = 499  # the status `answer` gives a reply nobody waits for any more (it is never sent)
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128  # the default 5 drops the SYNs of a burst of connections: a 1 s stall, a client timeout
+API_KEY_ENV = "WVA_SIM_API_KEY"  # `wva sim-server` takes require_api_key from here (never shown by `ps`)
 
 
 class SimServer:
@@ -57,9 +58,14 @@ class SimServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, policies: Sequence[Policy] | None = None,
                  slow_s: float = DEFAULT_SLOW_S, require_api_key: str | None = None, disconnect_rate: float = 0.0,
-                 slow_rate: float = 0.0, malformed_rate: float = 0.0, **sim_knobs: Any) -> None:
+                 slow_rate: float = 0.0, malformed_rate: float = 0.0, max_body_bytes: int = guard.MAX_BODY_BYTES,
+                 read_timeout_s: float = guard.READ_TIMEOUT_S, **sim_knobs: Any) -> None:
         if slow_s < 0:
             raise ValueError(f"slow_s must be >= 0, got {slow_s!r}")
+        if max_body_bytes < 1:
+            raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes!r}")
+        self.max_body_bytes = max_body_bytes
+        self.deadlines = guard.Deadlines(read_timeout_s)
         self.host, self.port = host, port
         self.policies: list[Policy] = list(policies or [])  # append later to register a task family
         self.model = SimModel(FirstAccepting(self.policies, fallback=GenericPolicy()), **sim_knobs)
@@ -73,7 +79,7 @@ class SimServer:
         self._stopping = threading.Event()
         self._local = threading.local()  # the connection of the request a handler thread is answering
         self._count_lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -86,11 +92,20 @@ class SimServer:
         if self._httpd is not None:
             return self
         self._stopping.clear()
-        self._httpd = _HTTPServer((self.host, self.port), _handler_for(self))
+        self._httpd = HTTPServer((self.host, self.port), self)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="sim-server", daemon=True)  # a short poll: stop() is quick
         self._thread.start()
         return self
+
+    @property
+    def loopback(self) -> bool:
+        """Whether the address listened on is reachable from this machine only."""
+        host = str(self._httpd.server_address[0]) if self._httpd is not None else self.host
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return host == "localhost"
 
     def stop(self) -> None:
         self._stopping.set()  # wakes handlers waiting out a slow reply
@@ -123,7 +138,7 @@ class SimServer:
         """Wait `slow_s`; None if the client still waits for its answer, else what to reply instead:
         a 500 if the server is stopping, `CLIENT_GONE` (nothing is sent) if the client gave up."""
         if self._stopping.wait(self.slow_s):
-            return _error_reply(faults.server_error())
+            return error_reply(faults.server_error())
         connection = getattr(self._local, "connection", None)
         if connection is not None and netfaults.peer_closed(connection):
             with self._count_lock:
@@ -148,94 +163,8 @@ class SimServer:
                 return instead
             message = asyncio.run(self.model.generate(params, inject_faults=False))
         except anthropic.APIStatusError as exc:
-            return _error_reply(exc)
+            return error_reply(exc)
         return 200, message.model_dump(mode="json", exclude_unset=True), {"request-id": f"req_{message.id}"}
-
-
-def _error_reply(exc: anthropic.APIStatusError) -> tuple[int, dict[str, Any], dict[str, str]]:
-    headers = {k: v for k, v in exc.response.headers.items() if k in ("retry-after", "request-id")}
-    body = exc.body if isinstance(exc.body, dict) else faults.error_body("api_error", str(exc))
-    return exc.status_code, body, headers
-
-
-def _request_params(server: SimServer, path: str, headers: Any,
-                    raw: bytes) -> dict[str, Any] | anthropic.APIStatusError:
-    """The request's Messages API params, or the error the API would answer it with."""
-    if path.split("?")[0] not in ("/v1/messages", chat_wire.PATH):
-        return faults.not_found()
-    if not server.authorised(headers):
-        return faults.authentication_failed()
-    try:
-        params = chat_wire.request(path, json.loads(raw or b"null"))
-    except ValueError:
-        params = None
-    if not isinstance(params, dict):
-        return faults.invalid_request("There was an error parsing the body of your request")
-    if not isinstance(params.get("model"), str):
-        return faults.invalid_request("model: Field required")
-    return params
-
-
-def _handler_for(server: SimServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as the SDK's connection pool expects
-        disable_nagle_algorithm = True  # TCP_NODELAY: else headers, then body, wait ~40 ms for a delayed ACK
-
-        def log_message(self, format: str, *args: Any) -> None:  # the request line only, never headers
-            log.debug("%s " + format, self.address_string(), *args)
-
-        def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            if status == CLIENT_GONE:
-                self.close_connection = True
-                return
-            self._send_bytes(*chat_wire.reply(self.path, status, body, headers))  # as it is but on the chat path
-
-        def _send_bytes(self, status: int, data: bytes, content_type: str,
-                        headers: dict[str, str] | None = None) -> None:
-            try:
-                self.send_response(status)
-                self.send_header("content-type", content_type)
-                self.send_header("content-length", str(len(data)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout)
-                self.close_connection = True
-
-        def _send_error(self, exc: anthropic.APIStatusError) -> None:
-            self._send(*_error_reply(exc))
-
-        def do_GET(self) -> None:
-            if self.path.split("?")[0] == "/health":
-                self._send(200, {"status": "ok"})
-            else:
-                self._send_error(faults.not_found())
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length > 0 else b""
-            params = _request_params(server, self.path, self.headers, raw)
-            if isinstance(params, anthropic.APIStatusError):
-                return self._send_error(params)
-            server._local.connection = self.connection
-            fault, rng = server.network.draw(raw)
-            if fault == netfaults.DISCONNECT:
-                self.close_connection = True
-                self.log_request("200-cut")
-                return netfaults.cut(self.connection, rng)
-            if fault == netfaults.MALFORMED:
-                return self._send_bytes(200, *netfaults.malformed_reply(rng))
-            if fault == netfaults.SLOW and (instead := server.wait_slow()) is not None:
-                return self._send(*instead)
-            try:
-                self._send(*server.answer(params))
-            except Exception:  # a policy's bug: a 500 for the client, the traceback for the log
-                log.exception("sim server: the simulated model failed")
-                self._send_error(faults.server_error())
-            return None
-
-    return Handler
 
 
 def serve(host: str = "127.0.0.1", port: int = 0, *, policies: Sequence[Policy] | None = None,

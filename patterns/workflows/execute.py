@@ -36,4 +36,4 @@ async def arun_workflow(
 
 def run_workflow(spec: Any, model: Model, task: str, **kwargs: Any) -> Result:
     """Synchronous `arun_workflow` (works inside Jupyter too)."""
-    return run_sync(arun_workflow(spec, model, task, **kwargs))
+    return run_sync(arun_workflow(spec, model, task, **kwargs), closing=model)
