@@ -52,7 +52,8 @@ class Scripted(Decider):
         super().__init__(rng, 0.0)
         self.outcomes = outcomes
 
-    def draw(self, rate: float) -> bool:  # every decision: plain, crowded or a judgement
+    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide") -> bool:
+        # every decision: plain, crowded or a judgement, keyed or not
         self.decisions += 1
         return self.outcomes.pop(0) if self.outcomes else True
 
@@ -156,7 +157,12 @@ def test_an_item_left_out_of_the_plan_is_lost() -> None:
 
 
 def test_an_arithmetic_slip() -> None:
-    assert forced("parallel", {"aggregate": [[False]]})[1] == 0.0
+    plain = Fanout(items="3", questions="total", plain=True)
+    slipped = run(plain, "parallel", plain.instances(1, 0)[0], SimModel(policy=Forcing({"aggregate": [[False]]})))
+    assert slipped[1] == 0.0  # the plain aggregator is not told to check its answer
+    assert forced("parallel", {"aggregate": [[False]]})[1] == 1.0  # the declared one's check doubts it, recomputes
+    assert forced("parallel", {"aggregate": [[False, False]]})[1] == 0.0  # ... unless that judgement is wrong
+    assert forced("parallel", {"aggregate": [[False, True, False, True, False]]})[1] == 0.0  # 2 rechecks at most
     caught, score = forced("evaluate_optimize", {"generate": [[], [False]]})
     assert score == 1.0 and caught.extra["rounds"] == 2
     missed, score = forced("evaluate_optimize", {"generate": [[], [False]], "evaluate": [[False]]})
@@ -167,8 +173,10 @@ def test_an_arithmetic_slip() -> None:
 
 
 def measured(family: Fanout, pattern: str, n: int = 300) -> float:
+    """The laws below take every decision as independent: error_correlation 0 (a retry draws afresh)."""
     instances = family.instances(n, 11)
-    return sum(run(family, pattern, inst, SimModel(policy=family.policy(), error_rate=E, seed=t))[1]
+    return sum(run(family, pattern, inst, SimModel(policy=family.policy(), error_rate=E, error_correlation=0.0,
+                                                   seed=t))[1]
                for t, inst in enumerate(instances)) / n
 
 
@@ -180,14 +188,26 @@ def crowded_rate(k: int, crowding: float) -> float:
     return min(1.0, E * (1 + crowding * (k - 1)))
 
 
+def checked_answer_law(rechecks: int = 2) -> float:
+    """P(right answer) from an aggregation told to check it: each doubt (a judgement) recomputes it."""
+    right, wrong = 1.0, 0.0  # no recheck left: as it stands
+    for _ in range(rechecks):
+        again = (1 - E) * right + E * wrong
+        right, wrong = (1 - E) + E * again, (1 - E) * again
+    return (1 - E) * right + E * wrong
+
+
 def agent_law(n: int, crowding: float) -> float:
-    """P(success) from n missing records: each turn looks all missing up; all of them skipped stops it."""
-    f = [1 - E]
+    """P(success) from n records to look up: the first turn looks them all up; each later turn first notices
+    (a judgement) that records are missing, then looks them all up; a turn that skips all of them answers."""
+    f = [checked_answer_law()]  # f[m]: from a later turn with m records missing
     for m in range(1, n + 1):
         r = crowded_rate(m, crowding)
         onward = sum(math.comb(m, j) * (1 - r) ** (m - j) * r ** j * f[j] for j in range(m))
-        f.append(onward / (1 - r ** m * (1 - 0.5 ** m)))
-    return f[n]
+        f.append((1 - E) * onward / (1 - (1 - E) * r ** m * (1 - 0.5 ** m)))
+    r = crowded_rate(n, crowding)
+    first = sum(math.comb(n, j) * (1 - r) ** (n - j) * r ** j * f[j] for j in range(n))
+    return first + r ** n * (1 - 0.5 ** n) * f[n]
 
 
 @pytest.mark.parametrize("crowding", [0.0, 1.0])
@@ -200,7 +220,8 @@ def test_single_law(crowding: float) -> None:
 
 def test_parallel_and_agent_laws() -> None:
     family = Fanout(items="4", questions="total")
-    assert within(measured(family, "parallel"), 1 - E)
+    assert within(measured(Fanout(items="4", questions="total", plain=True), "parallel"), 1 - E)
+    assert within(measured(family, "parallel"), checked_answer_law())
     rate, p = measured(family, "agent"), agent_law(4, 0.0)
     assert within(rate, p) and p > (1 - E) ** 5, (rate, p)
 
