@@ -30,8 +30,11 @@ class _Keyed(Decider):
 
     def draw(self, rate: float, key: str | None = None, *, kind: str = "decide") -> bool:
         self.log.append((kind, key))
-        self.decisions += 1
         return self.inner.draw(rate, key, kind=kind)
+
+    def judge(self, key: str | None = None) -> bool:
+        self.log.append(("judge", key))
+        return self.inner.judge(key)
 
 
 class KeyLog:
