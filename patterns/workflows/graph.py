@@ -77,16 +77,9 @@ def draw(graph: nx.DiGraph, ax: Any = None, *, title: str | None = None, widths:
         attrs = graph.edges[e]
         return "loop" if attrs.get("loop") else "optional" if attrs.get("optional") else "main"
 
-    xs = [x for x, _ in pos.values()]
-    ys = [y for _, y in pos.values()]
-    loops = [e for e in graph.edges if group(e) == "loop"]
-    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-    ax.set_ylim(min([min(ys) - 0.6, *(_floor(pos, e) - 0.3 for e in loops)]), max(ys) + 0.6)
     # optional edges (dashed) and loops arc away, to either side, so they don't hide the main path
-    batches = [(style, rad, [e for e in graph.edges if group(e) == kind])
-               for kind, style, rad in (("main", "solid", 0.06), ("optional", "dashed", 0.45))]
-    batches += [("solid", _loop_rad(ax, pos, e), [e]) for e in loops]
-    for style, rad, edges in batches:
+    for kind, style, rad in (("main", "solid", 0.06), ("optional", "dashed", 0.45), ("loop", "solid", -0.5)):
+        edges = [e for e in graph.edges if group(e) == kind]
         nx.draw_networkx_edges(graph, pos, ax=ax, edgelist=edges, width=[(widths or {}).get(e, 1.2) for e in edges],
                                style=style, arrowsize=12, edge_color="#555555", node_size=2600, node_shape="s",
                                connectionstyle=f"arc3,rad={rad}")
@@ -99,31 +92,12 @@ def draw(graph: nx.DiGraph, ax: Any = None, *, title: str | None = None, widths:
     ax.set_title(title if title is not None else graph.graph.get("title", ""), fontsize=10)
     ax.legend(handles=[Patch(color=c, label=k) for k, c in KIND_COLOURS.items() if k != "io"],
               loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
+    xs = [x for x, _ in pos.values()]
+    ys = [y for _, y in pos.values()]
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
     ax.axis("off")
     return ax
-
-
-def _floor(pos: dict[str, tuple[float, float]], edge: tuple[str, str]) -> float:
-    """How low a loop back over more than two columns bows: just under the lowest box it passes."""
-    (xu, yu), (xv, yv) = pos[edge[0]], pos[edge[1]]
-    if abs(xu - xv) <= 2:
-        return min(yu, yv)
-    between = [y for x, y in pos.values() if min(xu, xv) < x < max(xu, xv)]
-    return min([yu, yv, *between]) - 0.45
-
-
-def _loop_rad(ax: Any, pos: dict[str, tuple[float, float]], edge: tuple[str, str]) -> float:
-    """arc3's rad for a loop edge: -0.5 over up to two columns; a longer one is sized from the axes' inches, so
-    that its arc (half as deep as rad times the chord) passes under the boxes it spans instead of through them."""
-    (xu, yu), (xv, yv) = pos[edge[0]], pos[edge[1]]
-    if abs(xu - xv) <= 2:
-        return -0.5
-    width, height = ax.figure.get_size_inches()
-    box = ax.get_position()
-    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-    per_x, per_y = width * box.width / (x1 - x0), height * box.height / (y1 - y0)
-    chord = ((xu - xv) ** 2 * per_x**2 + (yu - yv) ** 2 * per_y**2) ** 0.5
-    return -min(0.5, 2 * (min(yu, yv) - _floor(pos, edge)) * per_y / chord)
 
 
 def _wrap(text: str, width: int = 14) -> str:
