@@ -42,12 +42,13 @@ def test_every_pattern_answers_one_question_tickets_without_errors(pattern: str)
     assert policy.seen and all(policy.inner.accepts(r) for r in policy.seen)  # every prompt carries the marker
 
 
+@pytest.mark.parametrize("plain", [False, True])
 @pytest.mark.parametrize("pattern", PATTERNS)
-def test_two_question_tickets_defeat_only_the_route(pattern: str) -> None:
-    family = Support(issues="2", distractors=1)
+def test_two_question_tickets_defeat_only_the_plain_route(pattern: str, plain: bool) -> None:
+    family = Support(issues="2", distractors=1, plain=plain)
     for instance in family.instances(6, seed=2):
         result, score = run(family, pattern, instance, SimModel(policy=family.policy()))
-        assert score == (0.5 if pattern == "route" else 1.0), (pattern, result.output)
+        assert score == (0.5 if (pattern, plain) == ("route", True) else 1.0), (pattern, result.output)
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
@@ -57,8 +58,8 @@ def test_every_pattern_fails_when_every_decision_is_wrong(pattern: str) -> None:
         assert run(family, pattern, instance, SimModel(policy=family.policy(), error_rate=1.0, seed=i))[1] == 0.0
 
 
-def test_route_succeeds_at_one_minus_e_cubed() -> None:
-    family, e, n = Support(), 0.1, 300
+def test_the_plain_route_succeeds_at_one_minus_e_cubed() -> None:
+    family, e, n = Support(plain=True), 0.1, 300
     spec = family.design("route", family.environment(family.instances(1, 0)[0], WORK))
     assert isinstance(spec, Route) and all(len(h.tools) == 1 for h in spec.routes.values())
     wins = sum(run(family, "route", inst, SimModel(policy=family.policy(), error_rate=e, seed=i))[1] == 1.0
@@ -82,19 +83,25 @@ def test_error_rate_lowers_success_for_every_pattern() -> None:
         assert wins < len(instances), pattern
 
 
-@pytest.mark.parametrize(("pattern", "distractors", "wrong", "score"), [
-    ("agent", 0, {1}, 1.0),  # a mistyped id: the tool says so and the agent tries again
-    ("agent", 0, {0}, 1.0),  # the wrong tool: the tool says the id is of another kind
-    ("agent", 1, {1}, 1.0),  # another id from the ticket: a plausible wrong answer its own judgement flags
-    ("agent", 1, {1, 3}, 0.0),  # ... unless that judgement is wrong, as an evaluator's can be
-    ("single", 0, {1}, 0.0),  # one round: the error is all it has
-    ("route", 0, {1}, 0.0),  # the handler's one round, likewise
-    ("route", 0, {0}, 0.0),  # the wrong handler has no id of its kind to look up
-    ("evaluate_optimize", 1, {1}, 1.0),  # the evaluator sees the answer is about another id
+@pytest.mark.parametrize(("pattern", "params", "wrong", "score"), [
+    ("agent", {"distractors": 0}, {1}, 1.0),  # a mistyped id: the tool says so and the agent tries again
+    ("agent", {"distractors": 0}, {0}, 1.0),  # the wrong tool: the tool says the id is of another kind
+    ("agent", {"distractors": 1}, {1}, 1.0),  # another id from the ticket: a plausible wrong answer its check flags
+    ("agent", {"distractors": 1}, {1, 3}, 0.0),  # ... unless that judgement is wrong, as an evaluator's can be
+    ("agent", {"distractors": 0}, {1, 3, 5}, 0.0),  # a typo, and both retries wrong: the bound is reached
+    ("single", {"distractors": 0}, {1}, 0.0),  # one round: the error is all it has
+    ("route", {"distractors": 0}, {1}, 1.0),  # the declared route retries the failed lookup, as the agent does
+    ("route", {"distractors": 0}, {0}, 1.0),  # ... and the wrong category's lookup
+    ("route", {"distractors": 1}, {1}, 1.0),  # its reply's check flags the wrong id's answer; the next attempt fixes it
+    ("route", {"distractors": 1}, {1, 3}, 0.0),  # ... unless that judgement is wrong
+    ("route", {"distractors": 0}, {1, 3, 5}, 0.0),  # the same bound as the agent's
+    ("route", {"distractors": 0, "plain": True}, {1}, 0.0),  # the plain handler's one round, likewise
+    ("route", {"distractors": 0, "plain": True}, {0}, 0.0),  # the wrong handler has no id of its kind to look up
+    ("evaluate_optimize", {"distractors": 1}, {1}, 1.0),  # the evaluator sees the answer is about another id
 ])
-def test_what_a_design_can_and_cannot_recover_from(pattern: str, distractors: int, wrong: set[int],
+def test_what_a_design_can_and_cannot_recover_from(pattern: str, params: dict[str, Any], wrong: set[int],
                                                    score: float) -> None:
-    family = Support(distractors=distractors)
+    family = Support(**params)
     instance = next(i for i in family.instances(20, seed=7) if i.data["issues"][0]["category"] == "billing")
     assert run(family, pattern, instance, SimModel(policy=ForcedPolicy(family.policy(), wrong)))[1] == score
 
@@ -171,7 +178,7 @@ def test_every_trial_gets_a_fresh_environment() -> None:
 
 
 @pytest.mark.parametrize("params", [{"nope": "1"}, {"issues": "5"}, {"issues": "0"}, {"distractors": "-1"},
-                                    {"distractors": "x"}, {"crowding": "-0.5"}])
+                                    {"distractors": "x"}, {"crowding": "-0.5"}, {"plain": "maybe"}])
 def test_bad_parameters_are_one_line_value_errors(params: dict[str, str]) -> None:
     with pytest.raises(ValueError) as error:
         Support(**params)

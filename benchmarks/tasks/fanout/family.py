@@ -12,9 +12,10 @@ The lookups are independent, so the graph can be drawn once the ids are read. Th
 - route: classify the question kind -> a handler per kind (one tool round, then that aggregate);
 - orchestrate: the planner lists one subtask per product -> a worker per subtask looks it up ->
   the synthesizer aggregates;
-- parallel: sectioning whose sections *code* reads off the input (the ids are in plain sight, so a
-  workflow author can parse them; the number of branches follows the input): a fixed get_item
-  tool step per id, then one aggregator call — its only model call;
+- parallel (declared): sectioning whose sections *code* reads off the input (the ids are in plain
+  sight, so a workflow author can parse them; the number of branches follows the input): a fixed
+  get_item tool step per id, then one aggregator call — its only model call — told to check its
+  answer against the records, as the agent is (`plain=true`: the aggregator without that check);
 - evaluate_optimize: a generator (one tool round, records + answer) and an evaluator that checks
   every product has a record and the answer follows from them, up to 3 rounds;
 - agent: the loop with get_item until every record is in, then the answer.
@@ -35,10 +36,10 @@ import networkx as nx
 from patterns.run import Failure, Run
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Gate, Orchestrate, Parallel, Route, Single, ToolStep
 
-from ..base import CROWDING_PARAM, Environment, FamilyBase, Instance, IntRange, Param
+from ..base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
 from .answers import failed_lookups, fanout_score
 from .policy import FanoutPolicy
-from .prompts import AGENT_SYSTEM, AGGREGATE, HANDLERS, ITEM_ID, KINDS, ONE_ROUND, QUESTIONS, SUBTASK, SYSTEM
+from .prompts import AGENT_SYSTEM, AGGREGATE, CHECK, HANDLERS, ITEM_ID, KINDS, ONE_ROUND, QUESTIONS, SUBTASK, SYSTEM
 from .skills import unique
 from .tools import make_tools
 
@@ -93,6 +94,28 @@ class ItemSections(Parallel):
 
 
 class Fanout(FamilyBase):
+    """Aggregate one fact over the products a question names (module docstring for the designs and grade).
+
+    The declared `parallel` is the strongest drawable in advance: code reads every id off the question,
+    a get_item step each (a lookup in code never misreads an id), then one aggregator call with the
+    agent's own instruction to check its answer against the records (`plain=true`: without it).
+
+    Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
+
+    | capability | triggered by | agent | declared workflow (parallel) | cost |
+    |---|---|---|---|---|
+    | look up the products | a question with get_item offered | 1st turn | get_item steps, in code | 1 decision/lookup |
+    | look again | "If a lookup fails, check the id ...", a record missing | next turn | not needed | 1 judgement |
+    | check the answer | "Before you answer, check your answer ..." | answering turn | the aggregator | ≤2 judgements |
+    | aggregate | records to answer from | answering turn | the aggregator | 1 decision |
+
+    Looking again costs one judgement (noticing that a product still lacks a record, at
+    `checker_error_rate`) and then a lookup decision per missing product; the declared parallel needs none
+    (its lookups are code). The check is a judgement of the answer as the evaluator would make it, up to 2
+    times (`FanoutPolicy.rechecks`), each doubt recomputing the answer (1 decision); in the call that
+    computes it, so no extra call, for the agent and the aggregator alike.
+    """
+
     name = "fanout"
     # declared before any result (see base): one lookup per id named in the input, sectioned by code
     natural_workflow = "parallel"
@@ -101,10 +124,12 @@ class Fanout(FamilyBase):
         "items": Param("2-8", _items, "how many products a question names (a range, drawn per instance)"),
         "questions": Param("total/max/cheapest", _questions, "question kinds to draw from, joined by /"),
         "crowding": CROWDING_PARAM,
+        "plain": PLAIN_PARAM,
     }
     items: IntRange
     questions: str
     crowding: float
+    plain: bool
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         n = rng.randint(self.items.low, self.items.high)
@@ -165,8 +190,12 @@ class Fanout(FamilyBase):
         return Orchestrate(planner, worker, synthesizer, max_workers=8, max_subtasks=limit)
 
     def design_parallel(self, env: Environment) -> ItemSections:
+        """Every id read off the input in code, a get_item step each, then one aggregator told to check its
+        answer against the records as the agent is (`plain=true`: told only to answer)."""
         lookup = ToolStep("get_item", env.tools, "get_item", lambda item_id: {"item_id": item_id})
-        return ItemSections(branches=(lookup,), aggregate=LLM("aggregate", AGGREGATE, SYSTEM))
+        if self.plain:
+            return ItemSections(branches=(lookup,), aggregate=LLM("aggregate", AGGREGATE, SYSTEM))
+        return ItemSections(branches=(lookup,), aggregate=LLM("aggregate + check", f"{AGGREGATE} {CHECK}", SYSTEM))
 
     def design_evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
         def generate(text: str, task: str) -> str:

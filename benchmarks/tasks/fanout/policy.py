@@ -2,26 +2,35 @@
 
 The policy reads what a model would read: the product ids in the question line of the prompt,
 records (JSON objects with an "id") in the prompt text and in tool results, and the step tag
-(`[fanout:<step>]`) with the instructions next to it. It never sees the catalog itself.
+(`[fanout:<step>]`) with the instructions next to it, wherever they sit (`Request.instructions()`:
+the system prompt and the first user turn). It never sees the catalog itself, and never which design
+sent the request: the agent's tag names its step, but every capability is an instruction any design
+can send. Every decision is keyed by what it decides (`fanout|<what>|<about>`), so a decision made
+again in a trial is correlated at `error_correlation` whichever design makes it.
 
 Decision points (each one independent; a wrong one is a plausible mistake):
-- a lookup, one per product a call looks up: wrong means, with equal odds, a misspelt id (the
-  tool answers "no product has id ..."; the agent notices and retries on its next turn) or a
-  product skipped (the agent notices it has no record for it on its next turn; if *every*
-  lookup of a turn is skipped it stops early and answers with what it has);
-- an aggregation (sum of stock, highest price, name of the cheapest), one per answer: wrong is
-  an arithmetic slip (the total off by 1-10 or 100, another product's price, another name);
+- a lookup, one per product a call looks up (`item|<id>`): wrong means, with equal odds, a misspelt
+  id (the tool answers "no product has id ...") or a product skipped in that call;
+- an aggregation (sum of stock, highest price, name of the cheapest), one per answer
+  (`aggregate|<kind>|<ids>`): wrong is an arithmetic slip (the total off by 1-10 or 100, another
+  product's price, another name);
 - the classifier's label (wrong: another label); the planner's JSON format (wrong: a bulleted
   list, which the orchestrator's repair call asks again for) and one decision per planned item
-  (wrong: misspelt or left out); the evaluator's verdict (wrong: PASS for a bad candidate, or
-  FAIL for a good one).
+  (`plan-item|<id>`; wrong: misspelt or left out); the evaluator's verdict, a judgement
+  (`judge|<kind>|<ids>|<candidate>`; wrong: PASS for a bad candidate, or FAIL for a good one).
 Answers over incomplete records are given anyway, over the records at hand, with a note.
 
-Feedback (the same rule for every pattern, `patterns.sim.policy.doubts`): noticing that a result
-is wrong is a judgement at `checker_error_rate`, never free. The evaluator's verdict is one; the
-agent makes the same judgement of its own answer (up to `rechecks` times, the evaluator-optimizer's
-rounds after the first, recomputing when it doubts it) and, after a turn of lookups, of whether a
-product still lacks a record (it looks again only if it notices).
+Instructions any design can send, each at the same cost wherever it is sent (`patterns.sim.policy.doubts`:
+noticing that a result is wrong is a judgement at `checker_error_rate`, never free):
+- `RETRY` ("If a lookup fails, check the id against the question and try again"): after a round of
+  lookups that left a product without a record, one judgement of whether one is still missing
+  (`missing|<ids>`); noticing it, the call looks the missing ones up again (a lookup decision each).
+  Without it (the one-round designs) a call answers over what its one round returned; if every
+  lookup of the first round is skipped it answers at once, with what it has;
+- `CHECK` ("Before you answer, check your answer against the records"): the call that computes the
+  answer judges it as the evaluator would (`judge|...`), up to `rechecks` times (the
+  evaluator-optimizer's rounds after the first), recomputing it (an aggregation decision) each time it
+  doubts it. No extra call: the agent's answering turn, or the declared parallel's aggregator.
 
 Crowding: a call that makes k lookup (or planned-item) decisions at once makes each of them with
 error rate `min(1, e * (1 + crowding * (k - 1)))`, e = SimModel's error_rate; `crowding=0` is
@@ -38,7 +47,7 @@ from typing import Any
 from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
 from ..base import marked
-from .prompts import KINDS, MARK, QUESTION_PHRASES, SUBTASK
+from .prompts import CHECK, KINDS, MARK, QUESTION_PHRASES, RETRY, SUBTASK
 from .skills import (
     aggregate,
     answer_of,
@@ -69,9 +78,9 @@ class FanoutPolicy:
         return marked(request, MARK)
 
     def respond(self, request: Request, decide: Decider) -> Reply:
-        prompt = request.first_user_text()
-        tag = _STEP.search(prompt) or _STEP.search(request.system)
-        step = tag.group(1) if tag else ("agent" if request.tools else "aggregate")
+        prompt = request.instructions()
+        tag = _STEP.search(prompt)
+        step = tag.group(1) if tag else ("answer" if request.tools else "aggregate")
         if step == "classify":
             return self._classify(prompt, decide)
         if step == "plan":
@@ -79,22 +88,27 @@ class FanoutPolicy:
         if step == "evaluate":
             return self._evaluate(prompt, decide)
         if step == "aggregate" or not request.tools:
-            return text(self._answer(prompt, records_in(prompt), decide))
+            return text(self._answer(prompt, records_in(prompt), decide, self._rechecks(prompt)))
         return self._tool_step(step, request, decide)
+
+    def _rechecks(self, instructions: str) -> int:
+        """How often the call may judge (and recompute) its answer: `rechecks` when told to check it."""
+        return self.rechecks if CHECK in instructions else 0
 
     def _classify(self, prompt: str, decide: Decider) -> Reply:
         question = question_line(prompt).lower()
         label = next((k for k, phrase in QUESTION_PHRASES.items() if phrase in question), KINDS[0])
-        if not decide.correct():
+        if not decide.correct(f"fanout|classify|{question}"):
             label = decide.rng.choice([k for k in KINDS if k != label])
         return text(label)
 
     def _plan(self, prompt: str, decide: Decider) -> Reply:
         ids = question_ids(prompt)
-        if not decide.correct():  # the plan as prose, which the orchestrator cannot parse
+        if not decide.correct(f"fanout|plan|{question_line(prompt)}"):  # the plan as prose, which cannot be parsed
             return text("Plan:\n" + "\n".join(f"- {SUBTASK.format(id=i)}" for i in ids))
         subtasks = []
-        for item_id, ok in zip(ids, crowded(decide, len(ids), self.crowding), strict=True):
+        for item_id, ok in zip(ids, crowded(decide, [f"fanout|plan-item|{i}" for i in ids], self.crowding),
+                               strict=True):
             if ok:
                 subtasks.append(SUBTASK.format(id=item_id))
             elif decide.rng.random() >= 0.5:  # else left out
@@ -111,21 +125,23 @@ class FanoutPolicy:
             verdict = f"FAIL: no record for {', '.join(missing)}; look it up."
         else:
             verdict = "PASS" if right else "FAIL: the ANSWER does not follow from the records; recompute it."
-        if decide.judge() is False:  # the judgement itself wrong (`doubts`: the same rule as the agent's)
+        if decide.judge(_judged(kind, records, candidate)) is False:  # wrong itself (`doubts`, as the agent's)
             verdict = "FAIL: the ANSWER looks wrong; recompute it from the records." if right else "PASS"
         return text(verdict)
 
     def _tool_step(self, step: str, request: Request, decide: Decider) -> Reply:
-        prompt = request.first_user_text()
+        prompt = request.instructions()
         wanted = question_ids(prompt)
         have = records_in(prompt)  # a previous attempt's records (evaluate-optimize)
         for result in request.tool_results():
             if not result["is_error"]:
                 have.update(records_in(result["content"]))
         missing = [i for i in wanted if i not in have]
-        if missing and (not request.tool_uses() or (step == "agent" and doubts(decide, False))):
+        again = bool(missing) and (not request.tool_uses() or self._noticed(prompt, missing, decide))
+        if again:
             uses = []
-            for item_id, ok in zip(missing, crowded(decide, len(missing), self.crowding), strict=True):
+            for item_id, ok in zip(missing, crowded(decide, [f"fanout|item|{i}" for i in missing], self.crowding),
+                                   strict=True):
                 if not ok and decide.rng.random() < 0.5:
                     continue  # skipped: forgotten in this call
                 called = item_id if ok else misspell(item_id, wanted, decide)
@@ -137,8 +153,13 @@ class FanoutPolicy:
             return text(self._transcript(request) or "(no records)")
         if step == "generate":
             lines = [f"{i}: {json.dumps(have[i]) if i in have else 'not found'}" for i in wanted]
-            return text("\n".join([*lines, self._answer(prompt, have, decide)]))
-        return text(self._answer(prompt, have, decide, self.rechecks if step == "agent" else 0))
+            return text("\n".join([*lines, self._answer(prompt, have, decide, self._rechecks(prompt))]))
+        return text(self._answer(prompt, have, decide, self._rechecks(prompt)))
+
+    @staticmethod
+    def _noticed(instructions: str, missing: list[str], decide: Decider) -> bool:
+        """Told to retry, after a round of lookups: does it notice a product still lacks a record (a judgement)?"""
+        return RETRY in instructions and doubts(decide, False, f"fanout|missing|{','.join(missing)}")
 
     def _transcript(self, request: Request) -> str:
         """One line per lookup made: the record as returned, or "not found"."""
@@ -158,9 +179,15 @@ class FanoutPolicy:
         if kind is None or not records:
             return f"{note}ANSWER: unknown"
         right = aggregate(kind, records)
-        value = right if decide.correct() else slip(kind, records, right, decide)
-        for _ in range(rechecks):  # the agent's own look at its answer, judged as an evaluator would
-            if not doubts(decide, value == right):
+        decision = f"fanout|aggregate|{kind}|{','.join(sorted(records))}"
+        value = right if decide.correct(decision) else slip(kind, records, right, decide)
+        for _ in range(rechecks):  # its own look at its answer (CHECK), judged as an evaluator would
+            if not doubts(decide, value == right, _judged(kind, records, value)):
                 break
-            value = right if decide.correct() else slip(kind, records, right, decide)
+            value = right if decide.correct(decision) else slip(kind, records, right, decide)
         return f"{note}ANSWER: {value}"
+
+
+def _judged(kind: str | None, records: dict[str, dict[str, Any]], candidate: str) -> str:
+    """A judgement's key: the answer judged, and the question and records it answers."""
+    return f"fanout|judge|{kind}|{','.join(sorted(records))}|{candidate}"

@@ -15,9 +15,11 @@ SUBTASK = "Look up product {id} with get_item and report its record."
 
 SYSTEM = ("[fanout] You answer questions about products in a store catalog. Product ids look like A-17. "
           "Read product records with the get_item tool; never guess a value.")
+# The two instructions behind the agent's recoveries; any design may send them (the declared parallel sends CHECK).
+RETRY = "If a lookup fails, check the id against the question and try again."
+CHECK = "Before you answer, check your answer against the records."
 AGENT_SYSTEM = (SYSTEM + " [fanout:agent] Call get_item for every product the question names (several calls "
-                "in one turn are fine). If a lookup fails, check the id against the question and try again. "
-                "When you have every record, answer.")
+                f"in one turn are fine). {RETRY} When you have every record, answer. {CHECK}")
 ONE_ROUND = ("You get one round of tool calls: call get_item for every product at once, then answer from the "
              "results (there is no second round).")
 QUESTIONS = {

@@ -26,9 +26,12 @@ def question_line(text: str) -> str:
     return next((line for line in text.splitlines() if "these products" in line), "")
 
 
+_EXAMPLE = re.compile(r"\b(?:like|e\.g\.,?)\s+" + ITEM_ID.pattern)  # "ids look like A-17": an example, not a product
+
+
 def question_ids(text: str) -> list[str]:
-    """The ids of the question line, else every id in the text (a worker's one-item subtask)."""
-    return unique(ITEM_ID.findall(question_line(text) or text))
+    """The ids of the question line, else every id in the text (a worker's one-item subtask), examples aside."""
+    return unique(ITEM_ID.findall(_EXAMPLE.sub(" ", question_line(text) or text)))
 
 
 def kind_for(text: str) -> str | None:

@@ -2,13 +2,16 @@
 
 Four categories, four tools: billing → `get_invoice(customer_id)`, shipping →
 `track_order(order_id)`, account → `get_account(email)`, technical → `search_kb(product,
-error_code)`. The graph is known once the ticket is classified, so `route` (classifier → one
-handler per category, each with its own tool) is the natural design.
+error_code)`. The graph is known once the ticket is classified, so `route` is the declared design:
+each question classified, then its category's lookup (`comparator`; `plain=true`: the textbook
+route, one classifier label per ticket and one handler per category, each with its own tool).
 
 Parameters: `issues` (questions per ticket, 1–4, each of a different category; a range such as
-`1-2` varies it; with more than one, a single route label cannot cover the ticket),
+`1-2` varies it; with more than one, a single route label cannot cover the ticket, so the declared
+route classifies each question),
 `distractors` (extra identifiers the ticket mentions in passing, 0–4, e.g. "my earlier order
-ORD-… arrived fine": a wrong argument picks one and gets a plausible wrong answer), `crowding`.
+ORD-… arrived fine": a wrong argument picks one and gets a plausible wrong answer), `crowding`,
+`plain` (the declared route without the agent's retries and check).
 Grade: the fraction of the questions whose expected fact (the invoice amount, the delivery date,
 the reset code, the KB article id) the answer states (`answers.support_answered`): some sentence
 gives it, in any usual form (`$123.45` or `123.45 USD`, `2024-03-07` or `March 7, 2024`, `RST 1234`),
@@ -25,7 +28,8 @@ from typing import Any, ClassVar
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from ..base import CROWDING_PARAM, Environment, FamilyBase, Instance, IntRange, Param
+from ..base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
+from . import comparator
 from . import prompts as st
 from .answers import is_none, support_answered
 from .policy import SupportPolicy
@@ -117,6 +121,31 @@ class _World:
 
 
 class Support(FamilyBase):
+    """Tickets whose questions each need their category's lookup (module docstring for the instances and grade).
+
+    The declared `route` (`comparator`) is the strongest route drawable in advance: classify each question
+    → its category's lookup, in code → reply with the agent's own check → again on a failed lookup or a
+    FAIL note, at most 1 + 2 × `issues` attempts; `plain=true` is the textbook route (one label per ticket,
+    a handler with one round of its category's tool), which cannot answer a second question.
+
+    Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
+
+    | capability | triggered by | agent | declared workflow (route) | cost |
+    |---|---|---|---|---|
+    | plan lookups | a ticket, tools; "Classify each question" | 1st turn | 1st classify | 2 decisions/question |
+    | retry a lookup | "If a lookup fails, ... try again", an error in view | next turn | next classify | 2 decisions |
+    | check the reply | "Before you answer, check that your reply ..." | answering turn | reply step | 1 judgement |
+    | act on a doubt | its own doubt; a FAIL note naming a question | same turn | next classify | 2 decisions |
+    | quote the facts | writing the reply from lookups | answering turn | reply step | 1 decision/question |
+
+    Planning decides each question's category and argument (crowded); a retry or a re-lookup never repeats a
+    call already tried for the question, at most 2 per question (the retry instruction says so). The check
+    is one judgement at `checker_error_rate` in the call that writes the reply (no extra call, as for the
+    agent); a doubt points at the first unanswered question (a random one, doubting a good reply): an agent
+    looks it up again at once, a step without tools ends its reply with the FAIL note a reviewer would write,
+    and the next planning step reads it. An error in view is an error tool_result or a quoted `-> Error` line.
+    """
+
     name = "support"
     # declared before any result (see base): known once the ticket is classified: classifier → one handler per category
     natural_workflow = "route"
@@ -125,10 +154,12 @@ class Support(FamilyBase):
         "issues": Param("1", issue_count, "questions per ticket, 1-4, each of another category (or a range)"),
         "distractors": Param(1, distractor_count, "identifiers mentioned in passing, 0-4, that a wrong lookup picks"),
         "crowding": CROWDING_PARAM,
+        "plain": PLAIN_PARAM,
     }
     issues: IntRange
     distractors: int
     crowding: float
+    plain: bool
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         world = _World(rng)
@@ -184,7 +215,11 @@ class Support(FamilyBase):
                 "line per result, quoting the facts exactly.\n\n{input}", st.SYSTEM),
         ])
 
-    def design_route(self, env: Environment) -> Route:
+    def design_route(self, env: Environment) -> Route | Chain:
+        """The declared comparator (`comparator`); `plain=true`: the textbook route (one label per ticket, a
+        handler with its category's tool for one round)."""
+        if not self.plain:
+            return comparator.design(env.tools, self.issues.high)
         classifier = LLM("classify", f"{st.MARK} {st.CLASSIFY}: billing, shipping, account or technical? Reply with "
                          "one word.\n\n{task}", st.SYSTEM)
         handlers = {c: LLM(f"handle_{c}", "{task}", f"{st.SYSTEM} {st.HANDLER.format(category=c)}: find the "
@@ -219,7 +254,7 @@ class Support(FamilyBase):
         return EvaluateOptimize(generator, evaluator, max_rounds=3)
 
     def design_agent(self, env: Environment) -> Agent:
-        return Agent(system=f"{st.SYSTEM} {st.AGENT_HINT}", tools=env.tools)
+        return Agent(system=f"{st.SYSTEM} {st.RETRY} {st.CHECK}", tools=env.tools)
 
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
         issues, db = instance.data["issues"], instance.data["db"]

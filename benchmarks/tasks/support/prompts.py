@@ -28,7 +28,16 @@ WORKER = "Answer this one customer question"
 SYNTH = "Combine the answers below"
 EVALUATE = "Review this reply to the ticket"
 ONE_ROUND = "Make all your lookups at once, then answer."
-AGENT_HINT = "If a lookup fails, read the error and try again; answer once every question has its fact."
+MAX_RETRIES = 2  # the retry instruction's bound: lookups after a question's first one
+# The two instructions behind the agent's recoveries; any design may send them (the declared route does).
+RETRY = "If a lookup fails, read the error and try again (at most twice per question)."
+CHECK = "Before you answer, check that your reply answers every question with a looked-up fact."
+# The declared route's steps (see `comparator`), and the transcript they share.
+CLASSIFY_EACH = "Classify each question in this ticket"
+WRITE = "Write the reply to the customer from the last lookup of each question below"
+LOOKUPS = "Lookups so far (question number, category: tool arguments -> result):"
+REPLY_SO_FAR = "Reply:"
+FAIL = "FAIL:"  # how a judgement that finds a question unanswered starts its note (an evaluator's, or a self-check's)
 NONE = "NONE"  # what a parallel section answers when the ticket has no question of its kind
 
 # Phrases of the replies the policy writes, which the evaluator looks for.
