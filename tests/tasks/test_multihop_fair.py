@@ -178,8 +178,14 @@ def test_the_walk_quotes_the_error_and_the_rejected_page_and_goes_back() -> None
 def test_the_walk_gives_up_at_its_bounds() -> None:
     output, prompts = _scripted(Multihop(hops="2", retries=1), [f"NEXT: {BAD}", "NEXT: doc-0001"])
     assert output.startswith("UNKNOWN") and "gave up after 1 retries" in output and len(prompts) == 2
-    output, prompts = _scripted(Multihop(hops="2", depth=1), [f"NEXT: {PATH[0]}", f"NEXT: {PATH[1]}"])
-    assert output.startswith("UNKNOWN") and "longer than 1 references" in output and len(prompts) == 2
+    # depth 1: the second reference is read only to be rejected; an answer from there is not taken
+    answer = f"ANSWER: {X.data['answer']}"
+    output, prompts = _scripted(Multihop(hops="2", depth=1), [f"NEXT: {PATH[0]}", f"NEXT: {PATH[1]}", answer])
+    assert output.startswith("UNKNOWN") and "longer than 1 references" in output and len(prompts) == 3
+    off = next(d for d in DOCS if d in DOCS[PATH[0]] and d not in (START, PATH[1]))
+    output, prompts = _scripted(Multihop(hops="2", depth=1), [f"NEXT: {PATH[0]}", f"NEXT: {off}", "DEAD END: no",
+                                                              "ANSWER: B-123"])
+    assert output == "B-123" and f"- {off} did not fit: no" in prompts[3]  # a wrong turn there is undone
 
 
 def test_the_loop_bound_never_cuts_the_walk_before_its_own_bounds() -> None:
@@ -189,7 +195,7 @@ def test_the_loop_bound_never_cuts_the_walk_before_its_own_bounds() -> None:
         model = SimModel(policy=family.policy(), error_rate=0.5, seed=i)
         result = run_workflow(family.design("chain", env), model, x.prompt)
         assert "loop_exhausted" not in result.extra
-        assert result.steps <= family.depth + 2 * family.retries + 2
+        assert result.steps <= family.depth + 2 * family.retries + 3
 
 
 def test_the_retry_bound_covers_what_the_agent_gets() -> None:

@@ -9,8 +9,10 @@ Each round, code acts on the follow step's last reply (`NEXT: <id>` → read it;
   last document that fitted, with the rejected reference quoted, and the follow step decides again
   there, excluding it (the agent's "go back to the last one that did").
 Bounds, written down before any input: at most `depth` references followed from the start (a walk
-longer than that ends UNKNOWN), and at most `retries` failed reads and dead ends in all (the next one
-ends it UNKNOWN). The loop's own bound, `rounds(depth, retries)`, is set so that it never cuts the walk first.
+longer than that ends UNKNOWN; one reference past the depth is still read, so that a wrong turn taken at
+the last document is noticed and undone as the agent would, but the walk never goes on or answers from
+there), and at most `retries` failed reads and dead ends in all (the next one ends it UNKNOWN). The
+loop's own bound, `rounds(depth, retries)`, is set so that it never cuts the walk first.
 
 The walk's state (the stack of documents read, what was tried from each, the retries spent, the last
 reply) travels between steps as JSON text, as `Loop` expects; the model sees only the prompts built
@@ -36,9 +38,10 @@ from .steps import final_answer
 
 def rounds(depth: int, retries: int) -> int:
     """The loop's bound, never reached before the walk's own: every round but the last makes one follow call,
-    and there are at most depth + 1 on the path, two per retry (the follow that chose a reference and the one
-    that rejected it; a failed read costs one) and two for the failure that gives up."""
-    return depth + 2 * retries + 3
+    and there are at most depth + 2 on the path (the one past the depth included), two per retry (the follow
+    that chose a reference and the one that rejected it; a failed read costs one) and two for the failure that
+    gives up."""
+    return depth + 2 * retries + 4
 
 
 def load(text: str) -> dict[str, Any]:
@@ -75,7 +78,7 @@ class Walker:
             return "back"
         if step is None or step[0] != "next" or multihop_next_id(state["reply"]) is None:
             return "end"
-        return "read" if len(state["path"]) <= self.depth else "end"  # the start + depth references at most
+        return "read" if len(state["path"]) <= self.depth + 1 else "end"  # depth references + one to check
 
     def arrive(self, text: str, result: str, failed: bool) -> str:
         state = load(text)
@@ -91,16 +94,16 @@ class Walker:
         step = multihop_step(state["reply"])
         why = step[1] if step else ""
         if len(state["path"]) <= 1:
-            state["end"] = f"UNKNOWN: {why or 'the start does not fit'}"
+            state["end"] = "UNKNOWN: the starting document does not fit"
             return dump(state)
         rejected = state["path"].pop()
         return dump(self._retry(state, f"{rejected['id']} did not fit: {why}"))
 
     def stop(self, text: str) -> str:
         state = load(text)
-        step = multihop_step(state["reply"])
-        longer = step is not None and step[0] == "next"
-        state["end"] = (f"UNKNOWN: the walk is longer than {self.depth} references ({state['reply']})" if longer
+        beyond = len(state["path"]) > self.depth + 1  # a document past the depth is read only to be rejected
+        # never quote the reply in an UNKNOWN: a value past the depth must not reach the grader
+        state["end"] = (f"UNKNOWN: the walk is longer than {self.depth} references" if beyond
                         else state["reply"] or "UNKNOWN: no reply")
         return dump(state)
 
@@ -113,7 +116,7 @@ class Walker:
 
     def _retry(self, state: dict[str, Any], line: str) -> dict[str, Any]:
         if not state["path"] or state["retries"] >= self.retries:
-            state["end"] = f"UNKNOWN: gave up after {state['retries']} retries ({line})"
+            state["end"] = f"UNKNOWN: gave up after {state['retries']} retries"  # no quote: no value graded
         else:
             state["retries"] += 1
             state["path"][-1]["tried"].append(line)
