@@ -146,6 +146,7 @@ def declared_walk(tools: ToolSet, depth: int, retries: int) -> Chain:
     walker = Walker(depth, retries)
     read = ToolStep("read", tools, "read_document", lambda t: {"doc_id": multihop_next_id(load(t)["reply"])},
                     keep=walker.arrive)
+
     def follow() -> Noted:
         return Noted("follow", LLM("follow", walker.prompt))
 

@@ -77,12 +77,14 @@ ASIDES_PERSON = ("{n}'s former manager, {m}, is described in {d}.", "{n}'s mento
                  "{n} shares a desk with {m}; see {d}.", "{n}'s deputy, {m}, has a profile in {d}.",
                  "{n} once reviewed the {q} project with {m} ({d}).")
 
+
 class Multihop(FamilyBase):
     """The family (see the module docstring). Its declared workflow, `chain`, is the walk `backtrack.py` draws:
     the start read in code, then up to `depth` references followed, a failed read sent back to the follow
     step of the document it came from with the error quoted, a dead end popped back to the last fitting
-    document with the rejected reference quoted, at most `retries` of those. `plain=true` gives the textbook
-    chain (read → follow, `depth` times), whose first misread or dead end ends the walk.
+    document with the rejected reference quoted, at most `retries` of those (one reference past the depth is
+    read only to undo a wrong turn there). `plain=true` gives the textbook chain (read → follow, `depth`
+    times), whose first misread or dead end ends the walk.
 
     Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
 
