@@ -55,8 +55,12 @@ from .prompts import (
     step_prompt,
 )
 from .skills import distinct_ids as _ids
-from .steps import final_answer, vote_answers, walk
+from .steps import done, final_answer, vote_answers, walk
+from .steps import first_id as _first_id
 from .tools import make_tools
+
+# the walk's readers stay importable from here, where they were (tests/tasks/test_answer_parsers.py reads them)
+__all__ = ["AGENT_RETRIES", "Multihop", "_first_id", "done", "final_answer", "vote_answers"]
 
 MAX_HOPS, MAX_DISTRACTORS = 20, 5
 # The agent's own bound is the run's step limit: at hops=1 it leaves it this many re-decisions (a failed read or
