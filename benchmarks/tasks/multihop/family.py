@@ -20,20 +20,17 @@ that shape are ambiguous (0). The fixed steps' replies are read as leniently (`a
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 from typing import Any, ClassVar
 
-import networkx as nx
-
 from patterns import workflows as wf
-from patterns.run import Run
-from patterns.tools import ToolSet
-from patterns.workflows import LLM, Step, ToolStep
+from patterns.limits import Limits
+from patterns.workflows import LLM
 
 from ..base import (
     CROWDING_PARAM,
+    PLAIN_PARAM,
     Environment,
     FamilyBase,
     Instance,
@@ -43,13 +40,13 @@ from ..base import (
     design_bound,
     positive_int,
 )
-from .answers import answer_vote, multihop_next_id, multihop_step, multihop_value
+from .answers import multihop_value
+from .backtrack import declared_walk
 from .policy import MultihopPolicy
 from .prompts import (
     AGENT_SYSTEM,
     CLASSIFY_PROMPT,
     DIRECT_PROMPT,
-    FOLLOW_PROMPT,
     MARK,
     PLAN_PROMPT,
     REVIEW_PROMPT,
@@ -58,9 +55,17 @@ from .prompts import (
     step_prompt,
 )
 from .skills import distinct_ids as _ids
+from .steps import done, final_answer, vote_answers, walk
+from .steps import first_id as _first_id
 from .tools import make_tools
 
+# the walk's readers stay importable from here, where they were (tests/tasks/test_answer_parsers.py reads them)
+__all__ = ["AGENT_RETRIES", "Multihop", "_first_id", "done", "final_answer", "vote_answers"]
+
 MAX_HOPS, MAX_DISTRACTORS = 20, 5
+# The agent's own bound is the run's step limit: at hops=1 it leaves it this many re-decisions (a failed read or
+# a dead end each costs it one call beyond the start's read, the one hop and the answer).
+AGENT_RETRIES = (Limits().max_steps or 50) - 3
 FIRST = ("Ana", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Ines", "Jonas", "Kira", "Liam",
          "Mei", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sam", "Tomas", "Uma", "Victor", "Wen", "Yara")
 LAST = ("Abbott", "Baker", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Hansen", "Ito", "Jensen",
@@ -76,65 +81,35 @@ ASIDES_PERSON = ("{n}'s former manager, {m}, is described in {d}.", "{n}'s mento
                  "{n} shares a desk with {m}; see {d}.", "{n}'s deputy, {m}, has a profile in {d}.",
                  "{n} once reviewed the {q} project with {m} ({d}).")
 
-def done(text: str) -> bool:
-    """Has the walk ended (a line leading with ANSWER, DEAD END or UNKNOWN, in any case or markdown)?"""
-    return (step := multihop_step(text)) is not None and step[0] != "next"
-
-
-def final_answer(text: str) -> str:
-    step = multihop_step(text)
-    return step[1] if step and step[0] == "answer" else f"UNKNOWN: no answer ({text.strip()[:80]})"
-
-
-def vote_answers(outputs: list[str]) -> str:
-    """Majority among the walks that found an answer (a walk that did not has no vote), by value."""
-    answers = [final_answer(o) for o in outputs if (multihop_step(o) or ("",))[0] == "answer"]
-    return answer_vote(answers) if answers else final_answer(outputs[0])
-
-
-def _first_id(text: str) -> dict[str, Any]:
-    return {"doc_id": multihop_next_id(text) or text.strip()[:40]}
-
-
-@dataclass(frozen=True)
-class ReadStep(ToolStep):
-    """A fixed read_document call on the first id in the text. Once the walk has ended (an answer, a
-    dead end) it passes the text through; a failed read ends the walk, not the run."""
-
-    async def __call__(self, run: Run, text: str) -> str:
-        if done(text):
-            return text
-        block = {"name": self.tool, "id": f"fixed_{self.name}", "input": self.args(text)}
-        result = await run.call_tool(self.tools, block, name=self.name)
-        return f"DEAD END: {result['content']}" if result.get("is_error") else str(result["content"])
-
-
-@dataclass(frozen=True)
-class UnlessDone:
-    """`step`, skipped once the walk has ended: the `break` a workflow author writes in a fixed loop."""
-
-    name: str
-    step: Step
-
-    async def __call__(self, run: Run, text: str) -> str:
-        return text if done(text) else await self.step(run, text)
-
-    def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
-        return self.step.add_to(graph, prefix)
-
-
-def walk(tools: ToolSet, hops: int) -> list[Step]:
-    """Read the document the text names and decide, then follow up to `hops` references."""
-    steps: list[Step] = []
-    for i in range(hops + 1):
-        steps += [ReadStep(f"read_{i}", tools, "read_document", _first_id),
-                  UnlessDone(f"follow_{i}", LLM(f"follow_{i}", FOLLOW_PROMPT))]
-    return steps
-
 
 class Multihop(FamilyBase):
+    """The family (see the module docstring). Its declared workflow, `chain`, is the walk `backtrack.py` draws:
+    the start read in code, then up to `depth` references followed, a failed read sent back to the follow
+    step of the document it came from with the error quoted, a dead end popped back to the last fitting
+    document with the rejected reference quoted, at most `retries` of those (one reference past the depth is
+    read only to undo a wrong turn there). `plain=true` gives the textbook chain (read → follow, `depth`
+    times), whose first misread or dead end ends the walk.
+
+    Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
+
+    | capability | triggered by | agent | declared workflow (chain) | cost |
+    |---|---|---|---|---|
+    | read the start | "Start from doc-N" | copies the id; again if misread | read in code | agent `copy`; chain 0 |
+    | decide at a document | a document shown | answer or follow a ref | follow: ANSWER/NEXT/DEAD END | `choose` |
+    | notice an off-topic page | another project's page | missed: answers from it | DEAD END; missed: answers | `fits` |
+    | re-decide after a bad read | its error (tool_result, `<tried>`) | next turn, same doc | follow, again | `choose` |
+    | go back from a dead end | "go back to the last one that did" | same turn, ref excluded | pop, `<tried>` | both |
+    | bounds | the run's; the design's | 50 calls (the step limit) | `depth` refs + `retries` (47) | the step limit |
+
+    Costs per use: `copy`, `choose`: 1 decision at error_rate; `fits`: 1 judgement at checker_error_rate; going
+    back: `fits` + `choose` in both designs, in 1 agent call and 2 workflow calls. Every decision is keyed
+    `multihop|<kind>|<doc id>`, so making it again (a re-decision, a retry) is correlated at error_correlation
+    in either design. A failed read is sent back in the chain with the tool's error text quoted, the same
+    text the agent reads as an error tool_result; `retries` auto = 47, what the agent's 50-call limit leaves it.
+    """
+
     name = "multihop"
-    # declared before any result (see base): a bounded walk: read → follow the reference, up to `depth` times
+    # declared before any result (see base): a bounded walk that reads, decides and goes back (backtrack.py)
     natural_workflow = "chain"
     description = "Follow references through documents to the one holding the answer; the hop count is hidden."
     PARAMS: ClassVar[dict[str, Param]] = {
@@ -144,6 +119,10 @@ class Multihop(FamilyBase):
                              "distractor references in each document on the path"),
         "depth": Param("auto", design_bound, "design: references the fixed workflows follow before they give up; "
                                              "auto = the largest hops"),
+        "retries": Param("auto", design_bound, "design: failed reads and dead ends the declared walk goes back "
+                         f"from before it gives up; auto = {AGENT_RETRIES}, what the agent's default step limit "
+                         "leaves it"),
+        "plain": PLAIN_PARAM,
         "votes": Param(3, positive_int, "design: independent walks the parallel (voting) design runs"),
         "crowding": CROWDING_PARAM,
     }
@@ -152,10 +131,13 @@ class Multihop(FamilyBase):
         self.hops: IntRange
         self.distractors: int
         self.depth: int
+        self.retries: int
+        self.plain: bool
         self.votes: int
         self.crowding: float
         super().__init__(**params)
         self.depth = self.depth or self.hops.high  # auto: every instance within reach
+        self.retries = self.retries or AGENT_RETRIES
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         hops, k = rng.randint(self.hops.low, self.hops.high), self.distractors
@@ -214,7 +196,9 @@ class Multihop(FamilyBase):
         return wf.Single(system=SINGLE_SYSTEM, tools=env.tools)
 
     def design_chain(self, env: Environment) -> wf.Chain:
-        return wf.Chain([*walk(env.tools, self.depth), wf.Code("answer", final_answer)])
+        if self.plain:
+            return wf.Chain([*walk(env.tools, self.depth), wf.Code("answer", final_answer)])
+        return declared_walk(env.tools, self.depth, self.retries)
 
     def design_route(self, env: Environment) -> wf.Route:
         follow = wf.Chain([*walk(env.tools, self.depth), wf.Code("answer", final_answer)], name="follow")

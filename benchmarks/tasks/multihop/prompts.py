@@ -15,6 +15,7 @@ PLAN = "reply with only a JSON array of subtasks"
 SYNTHESIZE = "Combine the workers' findings"
 GENERATE = "Make one step of progress"
 REVIEW = "Reply PASS if"
+TRIED = "Already tried from this document"
 
 AGENT_SYSTEM = (f"{MARK} You answer questions about a company knowledge base. Read documents with read_document, "
                 f"{AGENT}: follow the references from the starting document until you reach the document that "
@@ -26,6 +27,8 @@ FOLLOW_PROMPT = (f"{MARK} Question: {{task}}\n\n{FOLLOW}:\n<document>\n{{input}}
                  "If it answers the question, reply `ANSWER: <answer>`. If it is not about the question, reply "
                  "`DEAD END: <why>`. Otherwise reply `NEXT: <doc id>` with the one reference that leads toward "
                  "the answer.")
+RETRY_NOTE = (f"{TRIED} (decide again from it; do not follow a reference that did not fit):\n<tried>\n{{tried}}\n"
+              "</tried>")
 CLASSIFY_PROMPT = (f"{MARK} Before answering, classify this question: {{task}}\n\nRead the starting document with "
                    f"read_document, then {CLASSIFY}: `direct` if that document itself answers the question, "
                    "`follow` if it only refers to other documents.")
@@ -50,3 +53,12 @@ def step_prompt(text: str, task: str) -> str:
         return head + "\n\nBegin with the starting document."
     return (head + f"\n\nYour previous reply:\n<reply>\n{text}\n</reply>\n"
             "Reviewer's feedback:\n<feedback>\n{feedback}\n</feedback>")
+
+
+def follow_prompt(document: str, task: str, tried: list[str]) -> str:
+    """The follow step on `document`; `tried`: what following on from it gave so far (a failed read's error, a
+    reference that did not fit), one line each, the same content an agent has in its conversation."""
+    prompt = FOLLOW_PROMPT.replace("{task}", task).replace("{input}", document)
+    if not tried:
+        return prompt
+    return prompt + "\n\n" + RETRY_NOTE.replace("{tried}", "\n".join(f"- {line}" for line in tried))
