@@ -77,12 +77,28 @@ def draw(graph: nx.DiGraph, ax: Any = None, *, title: str | None = None, widths:
         attrs = graph.edges[e]
         return "loop" if attrs.get("loop") else "optional" if attrs.get("optional") else "main"
 
-    # optional edges (dashed) and loops arc away, to either side, so they don't hide the main path
-    for kind, style, rad in (("main", "solid", 0.06), ("optional", "dashed", 0.45), ("loop", "solid", -0.5)):
-        edges = [e for e in graph.edges if group(e) == kind]
+    xs = [x for x, _ in pos.values()]
+    ys = [y for _, y in pos.values()]
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    ax.set_ylim(min(ys) - 1.2, max(ys) + 0.6)
+    # optional edges (dashed) and loops arc away, to either side, so they don't hide the main path; an arc
+    # bulges by rad/2 of its length on screen, so a long loop arcs flatter: just below the lowest box
+    x_px, y_px = ax.bbox.width / (max(xs) - min(xs) + 1.2), ax.bbox.height / (max(ys) - min(ys) + 1.8)
+
+    def loop_rad(u: str, v: str) -> float:
+        length = max(1e-9, abs(pos[u][0] - pos[v][0]) * x_px)
+        return -min(0.5, 2 * (min(pos[u][1], pos[v][1]) - min(ys) + 0.75) * y_px / length)
+
+    styles = [("main", "solid", 0.06, []), ("optional", "dashed", 0.45, [])]
+    styles += [("loop", "solid", loop_rad(u, v), [(u, v)]) for u, v in graph.edges if group((u, v)) == "loop"]
+    for kind, style, rad, only in styles:
+        edges = only or [e for e in graph.edges if group(e) == kind]
         nx.draw_networkx_edges(graph, pos, ax=ax, edgelist=edges, width=[(widths or {}).get(e, 1.2) for e in edges],
                                style=style, arrowsize=12, edge_color="#555555", node_size=2600, node_shape="s",
                                connectionstyle=f"arc3,rad={rad}")
+    labels = {e: text for e, text in nx.get_edge_attributes(graph, "label").items() if group(e) == "main"}
+    nx.draw_networkx_edge_labels(graph, pos, ax=ax, edge_labels=labels, font_size=6.5, rotate=False,
+                                 bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"})
     for n, (x, y) in pos.items():
         kind = graph.nodes[n].get("kind", "code")
         colour = KIND_COLOURS.get(kind, "#999999")
@@ -92,10 +108,6 @@ def draw(graph: nx.DiGraph, ax: Any = None, *, title: str | None = None, widths:
     ax.set_title(title if title is not None else graph.graph.get("title", ""), fontsize=10)
     ax.legend(handles=[Patch(color=c, label=k) for k, c in KIND_COLOURS.items() if k != "io"],
               loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
-    xs = [x for x, _ in pos.values()]
-    ys = [y for _, y in pos.values()]
-    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
     ax.axis("off")
     return ax
 
