@@ -19,7 +19,8 @@ class Forced(Decider):
         super().__init__(inner.rng, inner.error_rate)
         self.policy = policy
 
-    def draw(self, rate: float) -> bool:  # every decision (plain, judgement, crowded) is counted and forced
+    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide") -> bool:
+        # every decision (plain, judgement, crowded; keyed or not) is counted and forced
         index, self.policy.count = self.policy.count, self.policy.count + 1
         self.decisions += 1
         return index not in self.policy.wrong
