@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks.tasks.base import PATTERNS, Instance, task_label
 from benchmarks.tasks.pipeline import Pipeline
+from benchmarks.tasks.pipeline.family import answer_line
 from benchmarks.tasks.pipeline.policy import PipelinePolicy
 from benchmarks.tasks.pipeline.tools import format_problems
 from benchmarks.tasks.registry import load_task
@@ -50,8 +51,8 @@ def test_every_pattern_fails_when_every_decision_is_wrong(family: Pipeline, patt
         assert score == 0.0
 
 
-def test_chain_is_three_calls_without_a_gate_and_succeeds_at_one_minus_e_cubed() -> None:
-    family, e, n = Pipeline(), 0.1, 400
+def test_the_plain_chain_is_three_calls_without_a_gate_and_succeeds_at_one_minus_e_cubed() -> None:
+    family, e, n = Pipeline(plain="true"), 0.1, 400
     spec = family.design("chain", family.environment(family.instances(1, 0)[0], WORK))
     assert isinstance(spec, Chain) and len(spec.steps) == 3
     assert all(isinstance(s, LLM) and not isinstance(s, Gate) and s.tools is None for s in spec.steps)
@@ -88,17 +89,22 @@ def test_error_rate_lowers_success_for_every_pattern(family: Pipeline) -> None:
         assert wins < len(instances), pattern
 
 
-@pytest.mark.parametrize(("pattern", "wrong", "score"), [
-    ("agent", {2}, 1.0),  # a format slip: check_format says INVALID, the fix repairs it
-    ("agent", {0}, 1.0),  # an extraction slip has the right layout; the agent's own judgement notices it
-    ("agent", {0, 3}, 0.0),  # ... unless that judgement is wrong too, as an evaluator's can be
-    ("single", {2}, 1.0),  # its one round of tools is enough for one format slip
-    ("chain", {2}, 0.0),  # no gate: the format step's slip is the output
-    ("evaluate_optimize", {0}, 1.0),  # the evaluator compares with the record and asks for another try
+@pytest.mark.parametrize(("spec", "pattern", "wrong", "score"), [
+    ("pipeline", "agent", {2}, 1.0),  # a format slip: check_format says INVALID, the fix repairs it
+    ("pipeline", "agent", {0}, 1.0),  # an extraction slip has the right layout; the agent's own judgement notices it
+    ("pipeline", "agent", {0, 3}, 0.0),  # ... unless that judgement is wrong too, as an evaluator's can be
+    ("pipeline", "single", {2}, 1.0),  # its one round of tools is enough for one format slip
+    ("pipeline", "chain", {2}, 1.0),  # the declared chain checks the line too, and its fix step repairs it
+    ("pipeline", "chain", {0}, 1.0),  # ... and its judge notices the extraction slip; the redo step corrects it
+    ("pipeline", "chain", {0, 3}, 0.0),  # ... unless the judge is wrong too
+    ("pipeline:plain=true", "chain", {2}, 0.0),  # no gate: the format step's slip is the output
+    ("pipeline", "evaluate_optimize", {0}, 1.0),  # the evaluator compares with the record and asks for another try
 ])
-def test_what_a_design_can_and_cannot_recover_from(family: Pipeline, pattern: str, wrong: set[int],
-                                                   score: float) -> None:
-    instance = family.instances(1, seed=7)[0]
+def test_what_a_design_can_and_cannot_recover_from(spec: str, pattern: str, wrong: set[int], score: float) -> None:
+    family = load_task(spec + (",fields=3-5" if ":" in spec else ":fields=3-5"))
+    instance = family.instances(1, seed=8)[0]
+    slipped = run(Pipeline(), "single", instance, SimModel(policy=ForcedPolicy(family.policy(), {0})))[0]
+    assert answer_line(slipped.output, instance.data["fields"])  # the premise: this extraction slip keeps the layout
     assert run(family, pattern, instance, SimModel(policy=ForcedPolicy(family.policy(), wrong)))[1] == score
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import random
 from math import comb
@@ -47,9 +48,11 @@ def call(env: Environment, name: str, **args: Any) -> tuple[str, bool]:
 def test_parameters_and_one_line_errors() -> None:
     family = Repair()
     assert (str(family.faults), family.rounds, family.voters, family.crowding) == ("1-5", 5, 3, CROWDING)
+    assert (family.attempts, family.plain) == (24, False)  # the agent's fixes within its 50-call step limit
     assert load_task("repair:faults=2-4,rounds=5").rounds == 5
+    assert load_task("repair:attempts=3,plain=true").attempts == 3
     for bad in ({"nope": 1}, {"faults": "0"}, {"faults": "x"}, {"faults": "14"}, {"rounds": "0"},
-                {"crowding": "-1"}, {"voters": "many"}):
+                {"crowding": "-1"}, {"voters": "many"}, {"attempts": "0"}, {"plain": "maybe"}):
         with pytest.raises(ValueError) as err:
             Repair(**bad)
         assert "\n" not in str(err.value)
@@ -186,6 +189,9 @@ def test_policy_follows_the_file_not_the_instance(tmp_path: Path) -> None:
 
     target.write_text(instance.data["original"])  # already valid: nothing to do, whatever the instance says
     result = run_workflow(family.design("chain", env), SimModel(family.policy()), instance.prompt)
+    assert (result.tool_calls, result.steps) == (2, 0) and result.output.startswith("DONE")  # valid: the code exit
+    plain = Repair(faults=3, plain="true")
+    result = run_workflow(plain.design("chain", env), SimModel(plain.policy()), instance.prompt)
     assert result.tool_calls == 4 and result.output.startswith("DONE")  # four validations, no edit
 
 
@@ -198,14 +204,17 @@ def test_policy_accepts_only_repair_prompts() -> None:
     assert policy.accepts(ours) and not policy.accepts(theirs)
 
 
-def test_wrong_decisions_are_near_misses_and_premature_claims(tmp_path: Path) -> None:
+def test_wrong_decisions_are_near_misses_and_the_agent_validates_after_every_edit(tmp_path: Path) -> None:
     family = Repair(faults=1)
     instance = family.instances(1, seed=0)[0]
     _, result, env = trial(family, "agent", instance, tmp_path, error_rate=1.0)
-    edit = tool_uses(result, "replace_line")[0]["input"]
     report = parse_reports(first_problem(instance.data["faulty"]) or "")[0]
-    assert edit["text"] == fix_for(report).wrong  # type: ignore[union-attr]
-    assert result.output.startswith("DONE: I fixed") and family.grade(instance, env, result.output) == 0.0
+    edits = tool_uses(result, "replace_line")
+    assert edits and all(e["input"]["text"] == fix_for(report).wrong for e in edits)  # type: ignore[union-attr]
+    turns = [[b["name"] for b in m["content"] if b.get("type") == "tool_use"] for m in result.messages
+             if m["role"] == "assistant"]
+    assert all(after == ["validate"] for before, after in itertools.pairwise(turns) if before == ["replace_line"])
+    assert not result.output.startswith("DONE") and family.grade(instance, env, result.output) == 0.0
 
 
 def test_agent_notices_a_wrong_fix_and_tries_again(tmp_path: Path) -> None:
@@ -240,27 +249,31 @@ def _at_least(n: int, p: float, k: int) -> float:
 
 
 def law(pattern: str, f: int, r: int, e: float) -> float:
-    """P(success) with f faults, r rounds, error rate e (every call makes one decision)."""
+    """P(success) with f faults, r rounds, error rate e (every call makes one decision, independently)."""
     p = 1 - e
-    if pattern == "chain":  # r fix attempts, each right with p; f must be right
+    if pattern == "plain_chain":  # r fix attempts, each right with p; f must be right
         return _at_least(r, p, f)
+    if pattern == "chain":  # fault by fault (r >= f), each within ATTEMPTS tries
+        return (1 - e ** ATTEMPTS) ** f
     if pattern == "route":  # a misrouted specialist wastes the first attempt
         return p * _at_least(r, p, f) + e * _at_least(r - 1, p, f)
     if pattern == "parallel":  # each attempt is a majority of 3 proposals
         return _at_least(r, _at_least(3, p, 2), f)
     if pattern == "evaluate_optimize":  # the f-th right fix in round k; every earlier verdict must be FAIL
         return sum(comb(k - 1, f - 1) * p ** f * e ** (k - f) * p ** (k - 1) for k in range(f, r + 1))
-    if pattern == "agent":  # fix (p) then keep validating (p) until the f-th right fix
-        return p ** (2 * f - 1) / (1 - e * p) ** f
     if pattern == "orchestrate":
         return p * p if f == 1 else 0.0
     return 0.0
 
 
-@pytest.mark.parametrize("pattern", ["chain", "route", "parallel", "evaluate_optimize", "agent"])
+ATTEMPTS = 2
+
+
+@pytest.mark.parametrize("pattern", ["plain_chain", "chain", "route", "parallel", "evaluate_optimize"])
 def test_success_follows_the_law(tmp_path: Path, pattern: str) -> None:
     f, r, e, n = 2, 2, 0.3, 300  # small, so that 300 trials stay fast; the laws still differ
-    family = Repair(faults=f, rounds=r)
+    family = Repair(faults=f, rounds=r, attempts=ATTEMPTS, plain=str(pattern == "plain_chain"))
+    design = pattern.removeprefix("plain_")
     instances = family.instances(n, seed=11)
     envs = []
     for i, instance in enumerate(instances):
@@ -268,8 +281,8 @@ def test_success_follows_the_law(tmp_path: Path, pattern: str) -> None:
         envs.append(family.environment(instance, tmp_path / str(i)))
 
     async def run_all() -> list[Result]:
-        return await asyncio.gather(*(arun_workflow(family.design(pattern, env), SimModel(family.policy(), error_rate=e,
-                                                                                    seed=i), inst.prompt)
+        return await asyncio.gather(*(arun_workflow(family.design(design, env), SimModel(
+            family.policy(), error_rate=e, error_correlation=0.0, seed=i), inst.prompt)
                                       for i, (inst, env) in enumerate(zip(instances, envs, strict=True))))
 
     results = asyncio.run(run_all())

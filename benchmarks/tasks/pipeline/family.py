@@ -9,8 +9,11 @@ such as `3-5` varies it per instance) and `crowding` (see `policy`).
 
 Tools: one, `check_format(line)`, a validator of the line's LAYOUT only (field count, separators,
 casing, date/phone/email shapes); it never compares values with the truth, so it catches
-formatting slips but not a wrong value. The single call may use it once, the agent in a loop;
-the chain, by its specification, has no gate. Grade (`answers.pipeline_line`): the one line of the
+formatting slips but not a wrong value. The single call may use it once, the agent in a loop.
+The declared comparator (`chain`) is the three steps followed by the checks the agent is told to
+make, drawn in advance (`drawn`): check_format as a tool step, a fix of an INVALID line, a judge of a
+VALID one, a redo steered by the judge's note, up to the agent's own `max_checks` rounds; `plain=true`
+gives the textbook three-step chain with no gate. Grade (`answers.pipeline_line`): the one line of the
 output that has the layout (markdown, a label such as `Answer:`, a table row's outer pipes, trailing
 punctuation and courtesy lines around it set aside; spaces around `|` standardised) must equal the
 expected line exactly (case and punctuation within it count): 1.0 or 0.0; two different lines with
@@ -26,9 +29,10 @@ from typing import Any, ClassVar
 from patterns.answers import vote
 from patterns.workflows import LLM, Agent, Chain, Code, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from ..base import CROWDING_PARAM, Environment, FamilyBase, Instance, IntRange, Param
+from ..base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
 from . import prompts as pt
 from .answers import pipeline_line
+from .drawn import checked_chain
 from .policy import PipelinePolicy
 from .prompts import ALIASES, FIELDS, MARK, MONTHS, RULES, SYSTEM, layout_of
 from .skills import record_of
@@ -107,16 +111,40 @@ def _keep_record(text: str) -> str:
 
 
 class Pipeline(FamilyBase):
+    """See the module docstring.
+
+    Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
+
+    | capability | triggered by | agent | declared workflow (chain) | cost |
+    |---|---|---|---|---|
+    | whole line in one reply | a task with no step phrase | first turn | — | 3 decisions, crowded |
+    | one step of three | "Step k of 3" in the prompt | — | extract, normalise, format | 1 decision each |
+    | check the layout | the check_format tool | a tool call | a tool step each round | none (a tool) |
+    | fix an INVALID line | the report, as a tool result or quoted | after its check | fix step | 1 decision |
+    | check again after a fix | "fix it until it is valid" | ≤ 4 checks | ≤ 4 rounds | none (a tool) |
+    | judge a VALID line | "check your line against the record" | same turn | judge step | 1 judgement |
+    | redo a doubted field | the judgement's note | same turn | redo step | 2 decisions, crowded |
+
+    The judgement is the evaluator's (`Evaluate the candidate line` asks for it too), at `checker_error_rate`;
+    the agent makes it while checks remain (`max_checks`, 4: the declared loop's bound). A note naming no
+    field (a layout complaint) redoes the whole line: 3 crowded decisions. A repeated decision (the same
+    field of the same record, the same line to fix, the same candidate to judge) is keyed the same in every
+    design, so `error_correlation` treats an agent's redo as it treats a workflow's.
+    """
+
     name = "pipeline"
-    # declared before any result (see base): the graph is known: extract → normalise → format
+    # declared before any result (see base): the graph is known: extract → normalise → format, then the
+    # checks the agent is told to make, as a bounded loop (`plain=true`: the three steps alone)
     natural_workflow = "chain"
     description = "normalise a messy record in three fixed steps (extract, normalise, format): the graph is known"
     PARAMS: ClassVar[dict[str, Param]] = {
         "fields": Param("3", field_count, "fields per record, 3-5 (name, dob, city, phone, email), or a range"),
         "crowding": CROWDING_PARAM,
+        "plain": PLAIN_PARAM,
     }
     fields: IntRange
     crowding: float
+    plain: bool
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         fields = list(FIELDS[: rng.randint(self.fields.low, self.fields.high)])
@@ -140,6 +168,11 @@ class Pipeline(FamilyBase):
         return Single(prompt="{task}\n\n" + pt.SINGLE_HINT, system=SYSTEM, tools=env.tools)
 
     def design_chain(self, env: Environment) -> Chain:
+        if self.plain:
+            return self._three_steps()
+        return checked_chain(list(self._three_steps().steps), env.tools, SYSTEM, self.policy().max_checks)
+
+    def _three_steps(self) -> Chain:
         return Chain([
             LLM("extract", f"{MARK} {pt.EXTRACT}: copy the raw value of each field listed under Fields, unchanged, one "
                 "per line as `field: value`, in the order listed.\n\n{task}", SYSTEM),
@@ -152,7 +185,7 @@ class Pipeline(FamilyBase):
     def design_route(self, env: Environment) -> Route:
         classifier = LLM("classify", f"{MARK} {pt.CLASSIFY} (exactly in the layout asked for) or messy? Reply with one "
                          "word: clean or messy.\n\n{task}", SYSTEM)
-        return Route(classifier, {"messy": self.design_chain(env), "clean": Code("keep_record", _keep_record)})
+        return Route(classifier, {"messy": self._three_steps(), "clean": Code("keep_record", _keep_record)})
 
     def design_orchestrate(self, env: Environment) -> Orchestrate:
         return Orchestrate(
@@ -175,9 +208,7 @@ class Pipeline(FamilyBase):
     def design_evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
         generator = LLM("generate", f"{MARK} {pt.GENERATE}; reply with the line only.\n\n{{task}}\n\nFeedback on your "
                         "previous attempt (none in the first round): {feedback}", SYSTEM)
-        evaluator = LLM("evaluate", f"{MARK} {pt.EVALUATE} against the record in the task. Reply PASS if it is exactly "
-                        "right; otherwise reply FAIL: and say what is wrong.\n\nTask:\n{task}\n\nCandidate: {input}",
-                        SYSTEM)
+        evaluator = LLM("evaluate", pt.JUDGE, SYSTEM)
         return EvaluateOptimize(generator, evaluator, max_rounds=3)
 
     def design_agent(self, env: Environment) -> Agent:

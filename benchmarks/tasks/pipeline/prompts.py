@@ -41,8 +41,27 @@ WORKER = "Worker subtask:"
 SYNTH = "Combine the worker results"
 GENERATE = "Write the normalised line for the task below"
 EVALUATE = "Evaluate the candidate line"
+FIX = "Fix the layout of the line below"
+REDO = "Redo the line below"
+# The instructions a request may carry, wherever it carries them (system prompt or prompt): each one triggers
+# the same behaviour in any design (see the policy).
+UNTIL_VALID = "fix it until it is valid"  # re-check after every fix, within the policy's max_checks
+SELF_CHECK = "check your line against the record before replying"  # a judgement of a VALID line
 SINGLE_HINT = "Check your line once with the check_format tool, then reply with the line only."
-AGENT_HINT = "Use check_format to verify your line and fix it until it is valid, then reply with the line only."
+AGENT_HINT = (f"Use check_format to verify your line and {UNTIL_VALID}. Once it is valid, {SELF_CHECK}, and redo "
+              "any field you doubt. Reply with the line only.")
+
+# What the declared chain's steps quote: the line, the validator's report on it, the reviewer's note on it.
+LINE = "Line:"
+REPORT = "Validator:"
+NOTE = "Reviewer's note:"
+JUDGE = (f"{MARK} {EVALUATE} against the record in the task. Reply PASS if it is exactly right; otherwise reply "
+         "FAIL: and say what is wrong.\n\nTask:\n{task}\n\nCandidate: {input}")
+FIX_PROMPT = (f"{MARK} {FIX}: check_format found its layout INVALID (its report follows). Lay the same values out "
+              "again in the layout of the task. Reply with the line only.\n\nTask:\n{task}\n\n{input}")
+REDO_PROMPT = (f"{MARK} {REDO}: a reviewer compared it with the record and doubts it (the note follows). Read the "
+               "field the note names from the record again, normalise it, and reply with the line with that field "
+               "corrected, the others as they are. Reply with the line only.\n\nTask:\n{task}\n\n{input}")
 
 
 def layout_of(fields: tuple[str, ...] | list[str]) -> str:

@@ -7,11 +7,17 @@ first problem only, so each validation reveals the next fault: the number of ste
 known in advance. Success (grade 1.0) is the grader re-running the validator on the file at the
 end and getting OK; anything else is 0.0 (the final answer's wording does not count).
 
-Designs: the agent loops validate → fix until OK; the fixed workflows have `rounds`
-validate → fix steps (or evaluator rounds) and cannot fix more faults than that. `rounds` is a
-design parameter; by default (`auto`) it is the largest `faults` value, so chain, route, parallel
-and evaluate_optimize can solve every instance of the stated range (a smaller `rounds` is a sweep
-away). Two designs cannot solve the family by construction: orchestrate's planner sees one report,
+Designs: the agent loops validate → fix until OK. The declared comparator (`chain`, `drawn.py`)
+is that loop drawn in advance: validate in code, then fault by fault (up to `rounds` faults) fix
+the reported line and validate again, retrying a fix the validator rejects (up to `attempts` tries
+per fault), with a code exit on OK. `plain=true` gives the textbook chain: `rounds` fixed
+validate → fix steps, no exit, no retry beyond the rounds left. The other fixed workflows have
+`rounds` validate → fix steps (or evaluator rounds) and cannot fix more faults than that.
+`rounds` is a design parameter; by default (`auto`) it is the largest `faults` value, so chain,
+route, parallel and evaluate_optimize can solve every instance of the stated range (a smaller
+`rounds` is a sweep away); `attempts` by default (`auto`) is as many fixes as the agent's step
+limit lets it make (24 in 50 calls), so the comparator's retry bound is never below the agent's.
+Two designs cannot solve the family by construction: orchestrate's planner sees one report,
 so it plans one fix (it solves one-fault files only), and a single call has one round of tools, so
 it can look but not fix.
 """
@@ -23,28 +29,26 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
-from patterns.run import Run
-from patterns.tools import ToolSet
-from patterns.workflows import (
-    LLM,
-    Agent,
-    Chain,
-    Code,
-    EvaluateOptimize,
-    Orchestrate,
-    Parallel,
-    Route,
-    Single,
-    ToolStep,
-)
+from patterns.limits import Limits
+from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
-from ..base import CROWDING_PARAM, Environment, FamilyBase, Instance, IntRange, Param, design_bound, positive_int
+from ..base import (
+    CROWDING_PARAM,
+    PLAIN_PARAM,
+    Environment,
+    FamilyBase,
+    Instance,
+    IntRange,
+    Param,
+    design_bound,
+    positive_int,
+)
 from .answers import proposal_vote, repair_proposal
+from .drawn import fault_by_fault
 from .policy import RepairPolicy
 from .prompts import (
     CLASSIFIER,
     EVALUATOR,
-    FIX_PROMPT,
     GENERATOR,
     PLANNER,
     PROMPT,
@@ -55,6 +59,7 @@ from .prompts import (
     SYSTEM,
     WORKER,
 )
+from .steps import ApplyEdit, finish, fix_rounds, only, validate
 from .tools import KEY_LINE, SCHEMA, Rule, Sandbox, first_problem, make_tools
 
 FILES = ("app.conf", "service.conf", "gateway.conf", "worker.conf", "api.conf")
@@ -125,56 +130,51 @@ def _corrupt(key: str, value: str, rng: random.Random) -> tuple[str, str]:
     return "syntax", rng.choice((f"{key} {value}", f"{key}: {value}"))
 
 
-class ApplyEdit(ToolStep):
-    """A fixed replace_line call that applies a voted proposal; a 'nothing to fix' proposal calls nothing.
-    A proposal is read leniently (`answers.repair_proposal`: any case, markdown, fenced or on the next line)."""
-
-    async def __call__(self, run: Run, text: str) -> str:
-        return await super().__call__(run, text) if repair_proposal(text) is not None else text
-
-
-def _only(env: Environment, name: str) -> ToolSet:
-    return ToolSet([env.tools.tools[name]])
-
-
-def _validate(env: Environment, step: str) -> ToolStep:
-    path: str = env.state["path"]
-    return ToolStep(step, env.tools, "validate", lambda _text: {"path": path})
-
-
-def _fix_rounds(env: Environment, first: int, last: int) -> list[Any]:
-    """Rounds first..last of validate -> fix, the fixer editing with replace_line only."""
-    prompt, editor = FIX_PROMPT.format(path=env.state["path"]), _only(env, "replace_line")
-    return [s for r in range(first, last + 1) for s in (_validate(env, f"validate_{r}"),
-            LLM(f"fix_{r}", prompt, SYSTEM, editor))]
-
-
-def _finish(env: Environment) -> list[Any]:
-    return [_validate(env, "validate_final"), Code("report", _report)]
-
-
-def _report(validation: str) -> str:
-    return "DONE: the validator passes." if validation.startswith("OK") else f"NOT FIXED: {validation.splitlines()[0]}"
-
-
 class Repair(FamilyBase):
-    """See the module docstring."""
+    """See the module docstring.
+
+    Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
+
+    | capability | triggered by | agent | declared workflow (chain) | cost |
+    |---|---|---|---|---|
+    | validate the file | the validate tool | a tool call after every edit | a tool step after every fix | none |
+    | fix the reported line | a FAIL report, as a tool result or quoted | next turn | fix step | 1 decision |
+    | retry a rejected fix | the same line reported again | next turn | next try, ≤ `attempts` | 1 decision |
+    | go on to the next fault | another line reported | next turn | next round, ≤ `rounds` | none |
+    | stop when the file is valid | an OK report | replies DONE | a code exit | none |
+    | judge a failing report | "Reply PASS if it answers OK" | — | — (evaluate_optimize) | 1 judgement |
+
+    A fix is keyed by the file and the line, so a retry of a rejected fix is the same decision made again,
+    correlated at `error_correlation` in the agent's turn as in a workflow's try. Nothing judges itself: the
+    agent validates after every edit because it is told to ("validate again", "never claim a file is valid
+    without validating it"), as every family's agent follows its procedure, at no decision cost; it no
+    longer may "claim DONE without validating" after an edit, a judgement only the agent could make.
+    """
 
     name = "repair"
-    # declared before any result (see base): validate → fix rounds with a code exit, up to `rounds` times
+    # declared before any result (see base): validate → fix with a code exit, fault by fault (≤ `rounds`),
+    # a rejected fix tried again (≤ `attempts`); `plain=true`: `rounds` fixed validate → fix steps
     natural_workflow = "chain"
     description = "fix a config file until its validator passes; the number of faults is hidden"
     PARAMS: ClassVar[dict[str, Param]] = {
         "faults": Param("1-5", _faults, "faults hidden in each file (a range: each instance draws one)"),
-        "rounds": Param("auto", design_bound, "design: validate→fix rounds of the fixed designs (chain, route, "
-                                              "parallel, evaluate_optimize); auto = the largest fault count"),
+        "rounds": Param("auto", design_bound, "design: validate→fix rounds of the fixed designs (route, parallel, "
+                                              "evaluate_optimize, the plain chain; the declared chain: faults it "
+                                              "goes on to); auto = the largest fault count"),
+        "attempts": Param("auto", design_bound, "design: the declared chain's tries per fault (a fix the "
+                                                "validator rejects is tried again); auto = the agent's fixes in "
+                                                "its step limit"),
         "voters": Param(3, positive_int, "parallel: proposals voted on per fix"),
         "crowding": CROWDING_PARAM,
+        "plain": PLAIN_PARAM,
     }
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         self.rounds: int = self.rounds or self.faults.high  # auto: every instance within reach
+        # auto: as many fixes as the agent can make within the run's step limit (a first call, then a fix and a
+        # validation per try, then the answer), so the comparator's bound is never below the agent's own
+        self.attempts: int = self.attempts or ((Limits().max_steps or 50) - 2) // 2
 
     def instance(self, i: int, rng: random.Random) -> Instance:
         path = rng.choice(FILES)
@@ -214,19 +214,21 @@ class Repair(FamilyBase):
         return Agent(system=SYSTEM, tools=env.tools)
 
     def design_chain(self, env: Environment) -> Chain:
-        return Chain([*_fix_rounds(env, 1, self.rounds), *_finish(env)])
+        if self.plain:
+            return Chain([*fix_rounds(env, 1, self.rounds), *finish(env)])
+        return fault_by_fault(env, self.rounds, self.attempts)
 
     def design_route(self, env: Environment) -> Chain:
         path = env.state["path"]
         routes = {label: Chain([LLM("fix_1", SPECIALIST_PROMPT.format(label=label, path=path, help=help_),
-                                    SYSTEM, _only(env, "replace_line")), *_fix_rounds(env, 2, self.rounds),
-                                *_finish(env)])
+                                    SYSTEM, only(env, "replace_line")), *fix_rounds(env, 2, self.rounds),
+                                *finish(env)])
                   for label, help_ in SPECIALISTS.items()}
-        return Chain([_validate(env, "validate_1"), Route(LLM("classify", CLASSIFIER, SYSTEM), routes)],
+        return Chain([validate(env, "validate_1"), Route(LLM("classify", CLASSIFIER, SYSTEM), routes)],
                      name="route", pattern="route")
 
     def design_orchestrate(self, env: Environment) -> Orchestrate:
-        path, editor, checker = env.state["path"], _only(env, "replace_line"), _only(env, "validate")
+        path, editor, checker = env.state["path"], only(env, "replace_line"), only(env, "validate")
         return Orchestrate(LLM("plan", PLANNER.format(path=path), SYSTEM, checker),
                            LLM("worker", WORKER.format(path=path), SYSTEM, editor),
                            LLM("synthesize", SYNTHESIZER.format(path=path), SYSTEM, checker))
@@ -240,16 +242,16 @@ class Repair(FamilyBase):
             return {"path": path, "line_no": found[0], "text": found[1]}
 
         steps = [s for r in range(1, self.rounds + 1) for s in (
-            _validate(env, f"validate_{r}"),
+            validate(env, f"validate_{r}"),
             Parallel(vote=LLM(f"propose_{r}", PROPOSER.format(path=path), SYSTEM), n=self.voters,
                      aggregate=proposal_vote, name=f"vote_{r}"),
             ApplyEdit(f"apply_{r}", env.tools, "replace_line", apply))]
-        return Chain([*steps, *_finish(env)], name="parallel", pattern="parallel")
+        return Chain([*steps, *finish(env)], name="parallel", pattern="parallel")
 
     def design_evaluate_optimize(self, env: Environment) -> Chain:
         path = env.state["path"]
-        return Chain([_validate(env, "validate_1"),
-                      EvaluateOptimize(LLM("fix", GENERATOR.format(path=path), SYSTEM, _only(env, "replace_line")),
-                                       LLM("evaluate", EVALUATOR.format(path=path), SYSTEM, _only(env, "validate")),
-                                       max_rounds=self.rounds), *_finish(env)],
+        return Chain([validate(env, "validate_1"),
+                      EvaluateOptimize(LLM("fix", GENERATOR.format(path=path), SYSTEM, only(env, "replace_line")),
+                                       LLM("evaluate", EVALUATOR.format(path=path), SYSTEM, only(env, "validate")),
+                                       max_rounds=self.rounds), *finish(env)],
                      name="evaluate_optimize", pattern="evaluate_optimize")

@@ -2,22 +2,29 @@
 
 It sees what a model sees: the prompt, the tools, the tool results so far. It learns the faults
 only from the validator's reports in the conversation (never from the file's ground truth) and
-does not guess problems by reading the file, so each validation reveals one fault to it.
+does not guess problems by reading the file, so each validation reveals one fault to it. It tells a
+step by its header anywhere in the request's instructions (`Request.instructions()`: system prompt
+and first user turn; the first header found), never by where the header sits; a request with no
+step header is the task itself (an agent's turn, or a single call's only round).
 
-Decisions (each one `decide.correct()`; a wrong one is a plausible mistake):
-- a fix (agent turn, chain/generator/worker/specialist step, vote proposal): right, the line
-  passes; wrong, a near miss that still breaks the rule (`"80"` quoted, `Warn`, `True`,
-  `port: 80`, `Port = 80`) — the next validation reports the same line again, so a loop can
-  notice and try again;
-- agent, after an edit: validate again; wrong, claim DONE without validating (a judgement);
+Decisions (each one a draw keyed by what is decided, so a decision made again in a trial is
+correlated at `error_correlation` whichever design makes it; a wrong one is a plausible mistake):
+- a fix of line N (agent turn, chain/generator/worker/specialist step, vote proposal; key: the file
+  and the line): right, the line passes; wrong, a near miss that still breaks the rule (`"80"`
+  quoted, `Warn`, `True`, `port: 80`, `Port = 80`) — the next validation reports the same line
+  again, so a loop can notice and try again (the same decision again: correlated);
 - classifier: the report's kind (syntax / key / value); wrong, another label, whose specialist
   changes nothing;
 - planner: one decision per planned subtask; wrong, the subtask quotes a wrong line number;
-- evaluator, when the validator fails: FAIL with the report; wrong, a lenient PASS (a judgement).
-Feedback (the same rule for every pattern, `patterns.sim.policy.doubts`): judging a result —
-the evaluator reading a failing report, the agent trusting its own edit without validating —
-is one decision at `checker_error_rate`; every design sees the same validator reports.
-Reading a report that says OK, or reporting a tool's result, makes no decision.
+- evaluator, when the validator fails: FAIL with the report; wrong, a lenient PASS (a judgement, at
+  `checker_error_rate`, `patterns.sim.policy.doubts`).
+No other judgement: the task and the system prompt say to validate again after every fix and never
+to claim the file valid without validating, and the model does what it is told, as every family's
+agent follows its procedure for free; so after an edit it validates again at no decision cost. (An
+earlier version let only the agent "claim DONE without validating" at `checker_error_rate` after an
+edit, which no workflow's code-run validation could mirror.) Mistakes stay in the content decisions
+(the fix, the classification, the plan) and in the judgements of results. Reading a validator's
+report, or reporting a tool's result, makes no decision; every design sees the same reports.
 
 Crowding: a call making k decisions at once errs on each with probability
 `min(1, e * (1 + crowding * (k - 1)))` (`patterns.sim.policy.crowded`); with crowding 0 that is k plain draws.
@@ -69,12 +76,12 @@ class RepairPolicy:
         return marked(request, MARK)
 
     def respond(self, request: Request, decide: Decider) -> Reply:
-        prompt = request.first_user_text()
+        prompt = request.instructions()
         steps = {FIX: self._fix, SPECIALIST: self._fix, CLASSIFY: self._classify, PLAN: self._plan,
                  EVALUATE: self._evaluate, PROPOSE: self._propose, SYNTHESIZE: self._synthesize}
-        for header, step in steps.items():
-            if prompt.startswith(header):
-                return step(request, decide, prompt, self._path(prompt))
+        found = [(prompt.find(header), header) for header in steps if header in prompt]
+        if found:  # the step the instructions name first (a quoted report never carries a header)
+            return steps[min(found)[1]](request, decide, prompt, self._path(prompt))
         return self._agent(request, decide, prompt, self._path(prompt))
 
     @staticmethod
@@ -82,13 +89,14 @@ class RepairPolicy:
         match = _PATH.search(prompt)
         return match.group(1) if match else "app.conf"
 
-    def _one(self, decide: Decider) -> bool:
-        return crowded(decide, 1, self.crowding)[0]
+    def _one(self, decide: Decider, key: str) -> bool:
+        return crowded(decide, [key], self.crowding)[0]
 
-    def _edit(self, fix: Fix, decide: Decider) -> str:
+    def _edit(self, fix: Fix, path: str, decide: Decider) -> str:
+        """The new text of the line a report names: one decision about that line of that file."""
         if fix.right == fix.wrong:
             return fix.right
-        return fix.right if self._one(decide) else fix.wrong
+        return fix.right if self._one(decide, f"repair|fix|{path}|line {fix.line}") else fix.wrong
 
     def _agent(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
         """The task prompt, as an agent's turn (or a single call's only round)."""
@@ -99,10 +107,7 @@ class RepairPolicy:
         checked = [r for name, r in done if name == "validate"]
         if checked:
             return self._after_validation(checked[-1], path, decide)
-        edited = [r for name, r in done if name in ("replace_line", "write_file")]
-        if edited and not edited[-1]["is_error"] and not decide.judge():  # trusts its edit unchecked
-            return _text("DONE: I fixed the reported problem; the file should pass validation now.")
-        return _calls("Let me validate again.", ("validate", {"path": path}))
+        return _calls("Let me validate again.", ("validate", {"path": path}))  # as told: after every edit
 
     def _after_validation(self, result: dict[str, Any], path: str, decide: Decider) -> Reply:
         content = result["content"]
@@ -114,7 +119,7 @@ class RepairPolicy:
         fix = fix_for(reports[0]) if reports else None
         if fix is None:
             return _text(f"NOT FIXED: I cannot fix this with a line edit: {_first_line(content)}")
-        edit = {"path": path, "line_no": fix.line, "text": self._edit(fix, decide)}
+        edit = {"path": path, "line_no": fix.line, "text": self._edit(fix, path, decide)}
         return _calls(f"Fixing line {fix.line}.", ("replace_line", edit))
 
     def _fix(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
@@ -128,13 +133,13 @@ class RepairPolicy:
         if not reports:
             return _text("Nothing to fix: the validator reports no problem.")
         report = reports[-1]
-        label = re.match(r"\[repair\] Specialist fix \((\w+)\)", prompt)
+        label = re.search(r"\[repair\] Specialist fix \((\w+)\)", prompt)
         if label and kind_of(report) != label.group(1):
             return _text(f"This is not a {label.group(1)} problem; I changed nothing.")
         fix = fix_for(report)
         if fix is None:
             return _text(f"I cannot fix this with one line edit: {report.text()}")
-        edit = {"path": path, "line_no": fix.line, "text": self._edit(fix, decide)}
+        edit = {"path": path, "line_no": fix.line, "text": self._edit(fix, path, decide)}
         return _calls(f"Fixing line {fix.line}.", ("replace_line", edit))
 
     def _classify(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
@@ -142,7 +147,8 @@ class RepairPolicy:
         if not reports:
             return _text("none")
         true = kind_of(reports[-1])
-        return _text(true if self._one(decide) else decide.rng.choice([x for x in LABELS if x != true]))
+        right = self._one(decide, f"repair|classify|{reports[-1].text()}")
+        return _text(true if right else decide.rng.choice([x for x in LABELS if x != true]))
 
     def _plan(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
         if not request.tool_uses():
@@ -150,7 +156,8 @@ class RepairPolicy:
         result = request.last_tool_results()[-1]
         reports = [] if result["is_error"] else parse_reports(result["content"])
         subtasks = []
-        for report, ok in zip(reports, crowded(decide, len(reports), self.crowding), strict=True):
+        keys = [f"repair|plan|{path}|{report.text()}" for report in reports]
+        for report, ok in zip(reports, crowded(decide, keys, self.crowding), strict=True):
             line = report.line
             if not ok and line is not None:  # misquoting the line number: the worker then edits the wrong line
                 line = line + 1 if line == 1 or decide.rng.random() < 0.5 else line - 1
@@ -164,7 +171,7 @@ class RepairPolicy:
         if not result["is_error"] and result["content"].startswith("OK"):
             return _text("PASS: the validator passes.")
         reports = parse_reports(result["content"])
-        if not doubts(decide, False):
+        if not doubts(decide, False, f"repair|judge|{path}|{_first_line(result['content'])}"):
             return _text("PASS: the change looks right to me.")
         return _text(f"FAIL: {reports[0].text() if reports else _first_line(result['content'])}")
 
@@ -173,7 +180,7 @@ class RepairPolicy:
         fix = fix_for(reports[-1]) if reports else None
         if fix is None:
             return _text(NO_EDIT)
-        return _text(f"replace line {fix.line} with: {self._edit(fix, decide)}")
+        return _text(f"replace line {fix.line} with: {self._edit(fix, path, decide)}")
 
     def _synthesize(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
         if not request.tool_uses():
