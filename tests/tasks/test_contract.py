@@ -8,7 +8,11 @@ task file (examples/tickets/tickets.toml), one test each.
   networkx DiGraph, and an unknown pattern is a one-line ValueError;
 - a trial's grade is in [0, 1], for every pattern, and for an empty or a garbage reply;
 - policies never read `Instance.data`: the trial runs after the instance's data (read by
-  `environment` first, as the harness does) is swapped for an object that raises on any access.
+  `environment` first, as the harness does) is swapped for an object that raises on any access;
+- policies are blind to the pattern: every request the family's designs send, framed once as an agent
+  turn and once as a workflow step, gets the same decisions, judgements and tool calls (`wva audit`'s
+  probe: exactly at error_rate=0 with checker_error_rate=1, within sampling error at error_rate=0.1),
+  and the family's docstring has its capability table.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from benchmarks.audit import capability_table, probe
 from benchmarks.tasks.base import PATTERNS, Instance
 from benchmarks.tasks.registry import BUILTIN, load_task
 from patterns.sim import SimModel
@@ -118,3 +123,12 @@ def test_the_sealed_data_is_noticed() -> None:
     capitals.policy = Peeking  # type: ignore[method-assign]
     with pytest.raises(AssertionError, match=r"read Instance\.data"):
         sealed_trial(capitals, "single", instance, Path("."), seed=0)
+
+
+def test_the_policy_treats_the_same_request_the_same_way_whichever_design_sends_it(family: Any) -> None:
+    rows = probe(family, knobs={"error_rate": 0.1}, instances=2, samples=6, seed=1)
+    assert [r.setting for r in rows] == ["strict", "default"]
+    for row in rows:
+        assert row.requests > 0
+        assert row.symmetric, (row.setting, row.agent, row.step)
+    assert capability_table(family).startswith("Capabilities"), "the family's docstring lacks its capability table"
