@@ -4,7 +4,8 @@
 trials); take a new instance; the share of its walks that fit the graph. Drawability is the expected
 value of that share, over which `d` instances drew the graph and which instance is new. It is defined
 at a fixed `d` (default `D`, 10), so it does not drift with how many instances a folder has: more
-instances only narrow its interval.
+instances only narrow its interval. (It does depend on the trials per instance, as any reading of an
+agent's walks does: a second trial shows the retries a drawing must allow for.)
 
 **How.** Cross-fitting over seeded splits: each split shuffles the instances and cuts them into
 drawing sets of `d` (so every instance draws as often as every other); each drawing set's graph is
@@ -16,8 +17,14 @@ trials: its coverage is the share of its own walks that fit, and the estimate is
 out (all its walks together, as a drawing instance and as a tested one), on the same splits, and the
 spread of those recomputations gives the standard error; the interval is the estimate ± Student's t
 (n − 1 degrees of freedom) times it, cut to [0, 1]. The unit resampled is the instance, because an
-instance's trials agree with each other far more than with other instances'. Its coverage was checked by
-simulation with trials correlated within instances (`tests/test_drawability_coverage.py`).
+instance's trials agree with each other far more than with other instances'. When every tested walk fitted
+(or none did) there is nothing to spread: see `interval`.
+
+Its coverage was checked by simulation on the four synthetic processes of `tests/synthetic_walks.py`
+(trials correlated within instances; `tests/test_drawability_truth.py` runs it at 30 instances): at
+nominal 95 % it covered the true value 94.5–100 % of the time from 12 to 100 instances (200 folders
+each), with a bias under 0.005. It is on the cautious side: about 1.3 times as wide as the estimate's
+actual spread at 60 instances (the splits' own randomness and the jackknife's known upward bias).
 """
 
 from __future__ import annotations
