@@ -84,3 +84,23 @@ def write_scenario(out: Path, s: Scenario, seed: int = 0) -> Path:
     (out / "events.jsonl").write_text("")
     (out / "manifest.json").write_text(json.dumps({"model": "synthetic", "seed": seed, "tasks": tasks}))
     return out
+
+
+def draw_arrays(s: Scenario, reps: int, rng: np.random.Generator,
+                order: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """`reps` independent tasks drawn as the criterion sees them: per-instance means over the trials of
+    success and cost, arrays `(reps, instances, patterns)` in `order` (default: the agent, then the
+    workflows) — the same model as `task_runs`, without writing a folder."""
+    order = order or ["agent", *[p for p in s.success if p != "agent"]]
+    sd = math.hypot(s.difficulty_sd, s.pattern_sd)
+    shape = (reps, s.instances)
+    u = rng.normal(0, s.difficulty_sd, shape)
+    inst_cost = rng.lognormal(-s.cost_sd ** 2 / 2, s.cost_sd, shape)
+    success = np.empty((*shape, len(order)))
+    cost = np.empty((*shape, len(order)))
+    for k, p in enumerate(order):
+        chance = 1 / (1 + np.exp(-(offset_for(s.success[p], sd) + u + rng.normal(0, s.pattern_sd, shape))))
+        success[..., k] = rng.binomial(s.trials, chance) / s.trials
+        trial = rng.lognormal(-0.02, 0.2, (*shape, s.trials)).mean(axis=-1)
+        cost[..., k] = s.cost.get(p, 0.01) * inst_cost * trial
+    return success, cost

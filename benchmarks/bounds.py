@@ -1,0 +1,164 @@
+"""The intervals the verdict reads, for the agent against m workflows, built from per-instance arrays
+(`benchmarks.paired`): the same code for a results folder (one replicate) and for a simulation of many.
+
+**The error budget.** The rule may name a winner by two legs, and both would err at the same truth (equal
+success, a cost at the edge of "meaningfully cheaper"), so the 5% budget is split between them:
+- the *success leg* ("significantly more successful") reads a 97.5% interval of agent − workflow: 2.5% in
+  all, 1.25% per direction;
+- the *cost leg* ("cheaper by at least the cost margin") reads each end of a 95% interval of the cost ratio
+  workflow / agent: 2.5% one-sided;
+- *non-inferiority and equivalence* read a 90% interval (each end a one-sided 5% test, TOST). Their
+  worst case (a true difference exactly at the margin) is far from the legs' (no difference), so they do
+  not add to them: the chance of naming a wrong winner is at most 5% at any truth (union bound).
+With a value per success the two legs become one (net value per trial), which gets the whole 5%.
+
+Success intervals: paired t intervals on the per-instance differences (standard error floored at one
+discordant instance in n, 1/n), clipped to [-1, 1]; simultaneous ones use the max-T critical value of
+the comparisons' correlation. Cost: the log of the ratio of mean costs, its standard error by the delta
+method; on a results folder its critical values come from a symmetric studentized bootstrap of the
+instances (`cost="boot"`), in a simulation from the t distribution (`cost="delta"`, see `benchmarks.intervals`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from . import intervals as iv
+from .paired import correlation, log_ratio, moments
+
+
+@dataclass(frozen=True)
+class Levels:
+    """Two-sided interval levels: each end of a `level` interval is a one-sided test at (1 - level) / 2."""
+
+    win: float = 0.975  # the success leg
+    eq: float = 0.90  # non-inferiority and equivalence (TOST)
+    cost: float = 0.95  # the cost leg
+    value: float = 0.95  # net value per trial, the one leg when a success has a price
+
+
+FIXED = Levels()
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Interval ends, arrays `(R, m)`: `win_*` and `eq_*` on agent − workflow (success, or net value),
+    `cost_*` on the cost ratio workflow / agent; `*_sim_*` simultaneous over the m comparisons."""
+
+    diff: np.ndarray
+    se: np.ndarray
+    n: np.ndarray
+    win_lo: np.ndarray
+    win_hi: np.ndarray
+    win_sim_lo: np.ndarray
+    win_sim_hi: np.ndarray
+    eq_lo: np.ndarray
+    eq_hi: np.ndarray
+    eq_sim_lo: np.ndarray
+    eq_sim_hi: np.ndarray
+    ratio: np.ndarray
+    cost_lo: np.ndarray
+    cost_hi: np.ndarray
+    cost_sim_lo: np.ndarray
+    cost_sim_hi: np.ndarray
+    cost_n: np.ndarray
+
+    def declared(self, j: int) -> Bounds:
+        """Comparison j alone, its simultaneous intervals replaced by the one-at-a-time ones."""
+        cut = {k: v[:, j:j + 1] for k, v in self.__dict__.items()}
+        return replace(Bounds(**cut), win_sim_lo=cut["win_lo"], win_sim_hi=cut["win_hi"],
+                       eq_sim_lo=cut["eq_lo"], eq_sim_hi=cut["eq_hi"], cost_sim_lo=cut["cost_lo"],
+                       cost_sim_hi=cut["cost_hi"])
+
+
+def _around(x: np.ndarray, se: np.ndarray, crit: np.ndarray, clip: bool) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = x - crit * se, x + crit * se
+    return (np.clip(lo, -1, 1), np.clip(hi, -1, 1)) if clip else (lo, hi)
+
+
+def success_part(d: np.ndarray, w: np.ndarray | None, win: float, eq: float, seed: int,
+                 corr: np.ndarray | None, floor: bool = True, draws: int = iv.DRAWS) -> dict[str, np.ndarray]:
+    """Estimates and intervals on per-instance differences `d` `(R, n, m)` at levels `win` and `eq`."""
+    mo = moments(d, w)
+    se = mo.sd / np.sqrt(mo.n)
+    if floor:  # no sample shows a rate finer than one discordant instance in n
+        se = np.where(mo.n >= 2, np.maximum(se, 1.0 / np.maximum(mo.n, 1)), np.nan)
+    if corr is None:
+        corr = correlation(d)
+    df = np.nanmin(np.where(mo.n >= 2, mo.n, np.nan), axis=1) - 1
+    sim = iv.max_t_quantile(corr, np.nan_to_num(df, nan=0.0), (win, eq), seed, draws)
+    out = {"diff": mo.mean, "se": se, "n": mo.n}
+    for name, level, k in (("win", win, 0), ("eq", eq, 1)):
+        out[f"{name}_lo"], out[f"{name}_hi"] = _around(mo.mean, se, iv.t_quantile(level, mo.n - 1), floor)
+        out[f"{name}_sim_lo"], out[f"{name}_sim_hi"] = _around(mo.mean, se, sim[:, k:k + 1], floor)
+    return out
+
+
+def cost_part(flow: np.ndarray, agent: np.ndarray, w: np.ndarray | None, level: float, seed: int,
+              method: str, corr: np.ndarray | None = None, draws: int = iv.DRAWS) -> dict[str, np.ndarray]:
+    """The cost ratio workflow / agent and its intervals (`method`: "boot" on one replicate, or "delta")."""
+    theta, se, n = log_ratio(flow, agent, w)
+    crit = iv.t_quantile(level, n - 1)
+    if method == "boot" and flow.shape[0] == 1 and (n >= iv.BOOT_MIN).any():
+        bt, bse, _ = log_ratio(flow, agent, iv.boot_weights(flow.shape[1], seed))
+        one, sim = iv.studentized(theta, se, bt, bse, (level,))
+        crit = np.where(n >= iv.BOOT_MIN, one[0][None, :], crit)  # the delta method's t below BOOT_MIN
+        crit_sim = np.full_like(theta, sim[0])
+    else:
+        if corr is None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mf = np.nanmean(flow, axis=1, keepdims=True)
+                ma = np.nanmean(agent, axis=1, keepdims=True)
+            corr = correlation(flow / mf - agent / ma)
+        df = np.nan_to_num(np.nanmin(np.where(n >= 2, n, np.nan), axis=1) - 1, nan=0.0)
+        crit_sim = iv.max_t_quantile(corr, df, (level,), seed + 2, draws)
+    crit, crit_sim = np.where(se == 0, 0.0, crit), np.where(se == 0, 0.0, crit_sim)  # no spread: no width
+    lo, hi = _around(theta, se, crit, False)
+    slo, shi = _around(theta, se, crit_sim, False)
+    return {"ratio": np.exp(theta), "cost_lo": np.exp(lo), "cost_hi": np.exp(hi), "cost_sim_lo": np.exp(slo),
+            "cost_sim_hi": np.exp(shi), "cost_n": n}
+
+
+def no_cost(shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+    nan = np.full(shape, np.nan)
+    return {"ratio": nan, "cost_lo": nan, "cost_hi": nan, "cost_sim_lo": nan, "cost_sim_hi": nan,
+            "cost_n": np.zeros(shape)}
+
+
+def bounds(success: np.ndarray, cost: np.ndarray | None, levels: Levels = FIXED, seed: int = 0,
+           w: np.ndarray | None = None, method: str = "boot",
+           corrs: tuple[np.ndarray, np.ndarray] | None = None, draws: int = iv.DRAWS) -> Bounds:
+    """Every interval the rule reads, from instance × pattern arrays `(R, n, 1 + m)` (column 0 the agent,
+    NaN where a pattern did not run an instance or its cost is unknown); `w` instance weights `(R, n)`;
+    `corrs` fixed correlations (success, cost) for resampled data, else estimated per replicate."""
+    d = success[..., :1] - success[..., 1:]
+    part = success_part(d, w, levels.win, levels.eq, seed, None if corrs is None else corrs[0], draws=draws)
+    if cost is None:
+        costs = no_cost(part["diff"].shape)
+    else:
+        agent = np.broadcast_to(cost[..., :1], cost[..., 1:].shape)
+        costs = cost_part(cost[..., 1:], agent, w, levels.cost, seed, method, None if corrs is None else corrs[1],
+                          draws)
+    return Bounds(**part, **costs)
+
+
+def value_bounds(success: np.ndarray, cost: np.ndarray, value: float, levels: Levels = FIXED, seed: int = 0,
+                 w: np.ndarray | None = None, method: str = "boot", corr: np.ndarray | None = None,
+                 draws: int = iv.DRAWS) -> Bounds:
+    """The net value per trial, success × value − cost, agent − workflow (USD), in the `win_*` and `eq_*`
+    slots (at the value level and at 90%); no cost leg. Bootstrap-t critical values on a results folder:
+    the costs in it are as skewed as the cost ratio's."""
+    nv = value * (success[..., :1] - success[..., 1:]) - (cost[..., :1] - cost[..., 1:])
+    part = success_part(nv, w, levels.value, levels.eq, seed, corr, floor=False, draws=draws)
+    if method == "boot" and nv.shape[0] == 1 and (part["n"] >= iv.BOOT_MIN).any():
+        mo = moments(nv, iv.boot_weights(nv.shape[1], seed + 3))
+        one, sim = iv.studentized(part["diff"], part["se"], mo.mean, mo.sd / np.sqrt(mo.n), (levels.value, levels.eq))
+        enough, flat = part["n"] >= iv.BOOT_MIN, part["se"] == 0
+        for k, (name, level) in enumerate((("win", levels.value), ("eq", levels.eq))):
+            crit = np.where(flat, 0.0, np.where(enough, one[k][None, :], iv.t_quantile(level, part["n"] - 1)))
+            crit_sim = np.where(flat, 0.0, sim[k])
+            part[f"{name}_lo"], part[f"{name}_hi"] = _around(part["diff"], part["se"], crit, False)
+            part[f"{name}_sim_lo"], part[f"{name}_sim_hi"] = _around(part["diff"], part["se"], crit_sim, False)
+    return Bounds(**part, **no_cost(part["diff"].shape))
