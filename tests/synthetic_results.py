@@ -104,3 +104,24 @@ def draw_arrays(s: Scenario, reps: int, rng: np.random.Generator,
         trial = rng.lognormal(-0.02, 0.2, (*shape, s.trials)).mean(axis=-1)
         cost[..., k] = s.cost.get(p, 0.01) * inst_cost * trial
     return success, cost
+
+
+def simulated_verdicts(s: Scenario, reps: int, seed: int, comparator: str | None = None, margin: float = 0.05,
+                       cost_margin: float = 0.10, chunk: int = 250) -> np.ndarray:
+    """The rule's verdict on `reps` tasks drawn from the scenario, vectorised: the criterion's own interval
+    and rule code on the arrays it would build from a folder (cost intervals by the delta method, max-T
+    with 2,000 draws per task), against the selected best workflow or a named `comparator`."""
+    from benchmarks.bounds import bounds
+    from benchmarks.rule import decide, verdicts
+
+    rng = np.random.default_rng(seed)
+    order = ["agent", *[p for p in s.success if p != "agent"]]
+    if comparator is not None:
+        order = ["agent", comparator]
+    out = []
+    for start in range(0, reps, chunk):
+        success, cost = draw_arrays(s, min(chunk, reps - start), rng)
+        keep = [0, *[1 + [p for p in s.success if p != "agent"].index(w) for w in order[1:]]]
+        b = bounds(success[..., keep], cost[..., keep], seed=seed + start, method="delta", draws=2000)
+        out.append(verdicts(decide(b, margin, cost_margin)[0]))
+    return np.concatenate(out)
