@@ -133,7 +133,14 @@ def bounds(success: np.ndarray, cost: np.ndarray | None, levels: Levels = FIXED,
     """Every interval the rule reads, from instance × pattern arrays `(R, n, 1 + m)` (column 0 the agent,
     NaN where a pattern did not run an instance or its cost is unknown); `w` instance weights `(R, n)`;
     `corrs` fixed correlations (success, cost) for resampled data, else estimated per replicate."""
-    d = success[..., :1] - success[..., 1:]
+    return diff_bounds(success[..., :1] - success[..., 1:], cost, levels, seed, w, method, corrs, draws)
+
+
+def diff_bounds(d: np.ndarray, cost: np.ndarray | None, levels: Levels = FIXED, seed: int = 0,
+                w: np.ndarray | None = None, method: str = "boot",
+                corrs: tuple[np.ndarray, np.ndarray] | None = None, draws: int = iv.DRAWS) -> Bounds:
+    """`bounds` from per-instance success differences agent − workflow `(R, n, m)` (a planned run shifts
+    them to a stated truth) and the instance × pattern costs."""
     part = success_part(d, w, levels.win, levels.eq, seed, None if corrs is None else corrs[0], draws=draws)
     if cost is None:
         costs = no_cost(part["diff"].shape)

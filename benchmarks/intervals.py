@@ -29,11 +29,10 @@ def t_quantile(level: float, df: np.ndarray | float) -> np.ndarray:
 def max_t_samples(corr: np.ndarray, df: np.ndarray, seed: int = 0, draws: int = DRAWS) -> np.ndarray:
     """Draws of max_j |T_j| for correlated t statistics, one row per replicate: `(R, draws)`.
 
-    `corr` is `(R, m, m)`, `df` `(R,)`. The same draws serve every replicate (common random numbers), so
-    replicates differ only by their correlation and degrees of freedom."""
-    rng = np.random.default_rng(seed)
-    g = rng.standard_normal((draws, corr.shape[-1]))
-    u = rng.random(draws)  # one uniform stream for the chi-square scale, whatever the degrees of freedom
+    `corr` is `(R, m, m)`, `df` `(R,)`. The same normal draws serve every replicate, and the same scale
+    draws every replicate with the same degrees of freedom (common random numbers): replicates differ only
+    by their correlation and degrees of freedom. Seeded: a folder gets the same critical value every time."""
+    g = np.random.default_rng(seed).standard_normal((draws, corr.shape[-1]))
     vals, vecs = np.linalg.eigh(corr)
     root = vecs * np.sqrt(np.maximum(vals, 0.0))[:, None, :]  # corr = root @ root.T
     scales: dict[float, np.ndarray] = {}
@@ -41,7 +40,8 @@ def max_t_samples(corr: np.ndarray, df: np.ndarray, seed: int = 0, draws: int = 
     for r in range(corr.shape[0]):
         d = float(df[r])
         if d not in scales:
-            scales[d] = np.sqrt(st.chi2.ppf(u, d) / d) if d >= 1 else np.full(draws, np.nan)
+            chi = np.random.default_rng([seed, int(d)]).chisquare(max(d, 1.0), draws)  # seeded per df
+            scales[d] = np.sqrt(chi / d) if d >= 1 else np.full(draws, np.nan)
         out[r] = np.abs((g @ root[r].T) / scales[d][:, None]).max(axis=1)
     return out
 
