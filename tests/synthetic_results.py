@@ -125,3 +125,28 @@ def simulated_verdicts(s: Scenario, reps: int, seed: int, comparator: str | None
         b = bounds(success[..., keep], cost[..., keep], seed=seed + start, method="delta", draws=2000)
         out.append(verdicts(decide(b, margin, cost_margin)[0]))
     return np.concatenate(out)
+
+
+def sequential_verdicts(s: Scenario, reps: int, seed: int, batch: int, spending: str = "obf",
+                        comparator: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(verdict, look it stopped at) for `reps` tasks of `s.instances` instances at most, run in batches
+    under the group-sequential design: the criterion's own code at each look's levels, vectorised."""
+    from benchmarks.bounds import bounds
+    from benchmarks.rule import decide, verdicts
+    from benchmarks.sequential import design
+
+    d = design(batch, s.instances, spending)
+    order = [p for p in s.success if p != "agent"]
+    keep = [0, *([1 + order.index(comparator)] if comparator else range(1, len(order) + 1))]
+    success, cost = draw_arrays(s, reps, np.random.default_rng(seed))
+    success, cost = success[..., keep], cost[..., keep]
+    verdict = np.full(reps, "", dtype=object)
+    look_of = np.zeros(reps, dtype=int)
+    for look, n in enumerate(d.looks, start=1):
+        live = look_of == 0
+        b = bounds(success[live, :n], cost[live, :n], d.levels(look), seed=seed + look, method="delta", draws=2000)
+        now = verdicts(decide(b, 0.05, 0.10)[0])
+        done = (now != "inconclusive") | (look == len(d.looks))
+        idx = np.flatnonzero(live)[done]
+        verdict[idx], look_of[idx] = now[done], look
+    return verdict, look_of
