@@ -79,20 +79,24 @@ def _around(x: np.ndarray, se: np.ndarray, crit: np.ndarray, clip: bool) -> tupl
 
 
 def success_part(d: np.ndarray, w: np.ndarray | None, win: float, eq: float, seed: int,
-                 corr: np.ndarray | None, floor: bool = True, draws: int = iv.DRAWS) -> dict[str, np.ndarray]:
-    """Estimates and intervals on per-instance differences `d` `(R, n, m)` at levels `win` and `eq`."""
+                 corr: np.ndarray | None, unit: float = 1.0, draws: int = iv.DRAWS) -> dict[str, np.ndarray]:
+    """Estimates and intervals on per-instance differences `d` `(R, n, m)` at levels `win` and `eq`.
+
+    No sample shows a rate finer than one discordant instance in n, so the standard error is at least
+    `unit` / n (`unit` 1 for success; the value of a success for net value). Success intervals (unit 1)
+    are clipped to [-1, 1]."""
     mo = moments(d, w)
     se = mo.sd / np.sqrt(mo.n)
-    if floor:  # no sample shows a rate finer than one discordant instance in n
-        se = np.where(mo.n >= 2, np.maximum(se, 1.0 / np.maximum(mo.n, 1)), np.nan)
+    se = np.where(mo.n >= 2, np.maximum(se, unit / np.maximum(mo.n, 1)), np.nan)
     if corr is None:
         corr = correlation(d)
     df = np.nanmin(np.where(mo.n >= 2, mo.n, np.nan), axis=1) - 1
     sim = iv.max_t_quantile(corr, np.nan_to_num(df, nan=0.0), (win, eq), seed, draws)
     out = {"diff": mo.mean, "se": se, "n": mo.n}
+    clip = unit == 1.0
     for name, level, k in (("win", win, 0), ("eq", eq, 1)):
-        out[f"{name}_lo"], out[f"{name}_hi"] = _around(mo.mean, se, iv.t_quantile(level, mo.n - 1), floor)
-        out[f"{name}_sim_lo"], out[f"{name}_sim_hi"] = _around(mo.mean, se, sim[:, k:k + 1], floor)
+        out[f"{name}_lo"], out[f"{name}_hi"] = _around(mo.mean, se, iv.t_quantile(level, mo.n - 1), clip)
+        out[f"{name}_sim_lo"], out[f"{name}_sim_hi"] = _around(mo.mean, se, sim[:, k:k + 1], clip)
     return out
 
 
@@ -158,14 +162,19 @@ def value_bounds(success: np.ndarray, cost: np.ndarray, value: float, levels: Le
     slots (at the value level and at 90%); no cost leg. Bootstrap-t critical values on a results folder:
     the costs in it are as skewed as the cost ratio's."""
     nv = value * (success[..., :1] - success[..., 1:]) - (cost[..., :1] - cost[..., 1:])
-    part = success_part(nv, w, levels.value, levels.eq, seed, corr, floor=False, draws=draws)
+    part = success_part(nv, w, levels.value, levels.eq, seed, corr, unit=value, draws=draws)
     if method == "boot" and nv.shape[0] == 1 and (part["n"] >= iv.BOOT_MIN).any():
         mo = moments(nv, iv.boot_weights(nv.shape[1], seed + 3))
-        one, sim = iv.studentized(part["diff"], part["se"], mo.mean, mo.sd / np.sqrt(mo.n), (levels.value, levels.eq))
-        enough, flat = part["n"] >= iv.BOOT_MIN, part["se"] == 0
-        for k, (name, level) in enumerate((("win", levels.value), ("eq", levels.eq))):
-            crit = np.where(flat, 0.0, np.where(enough, one[k][None, :], iv.t_quantile(level, part["n"] - 1)))
-            crit_sim = np.where(flat, 0.0, sim[k])
-            part[f"{name}_lo"], part[f"{name}_hi"] = _around(part["diff"], part["se"], crit, False)
-            part[f"{name}_sim_lo"], part[f"{name}_sim_hi"] = _around(part["diff"], part["se"], crit_sim, False)
+        boot_se = np.maximum(mo.sd / np.sqrt(mo.n), value / mo.n)  # the same floor as the estimate's
+        one, sim = iv.studentized(part["diff"], part["se"], mo.mean, boot_se, (levels.value, levels.eq))
+        raw = moments(nv)
+        # where the floor binds the resamples know no better than it: the t intervals stand
+        boot = (part["n"] >= iv.BOOT_MIN) & (part["se"] <= raw.sd / np.sqrt(raw.n) * (1 + 1e-9))
+        for k, name in enumerate(("win", "eq")):
+            lo, hi = _around(part["diff"], part["se"], one[k][None, :], False)
+            slo, shi = _around(part["diff"], part["se"], sim[k], False)
+            part[f"{name}_lo"], part[f"{name}_hi"] = np.where(boot, lo, part[f"{name}_lo"]), np.where(
+                boot, hi, part[f"{name}_hi"])
+            if boot.all():
+                part[f"{name}_sim_lo"], part[f"{name}_sim_hi"] = slo, shi
     return Bounds(**part, **no_cost(part["diff"].shape))

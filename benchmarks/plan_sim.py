@@ -107,7 +107,7 @@ class Engine:
         if value is None or cost is None:
             return diff_bounds(d, None if cost is None else cost[None], self.levels, seed, w, "delta", corrs)
         nv = value * d - (cost[None, :, :1] - cost[None, :, 1:])
-        part = success_part(nv, w, self.levels.value, self.levels.eq, seed, corrs[0], floor=False)
+        part = success_part(nv, w, self.levels.value, self.levels.eq, seed, corrs[0], unit=value)
         return Bounds(**part, **no_cost(part["diff"].shape))
 
     def power(self, truth: float, n: int, spread: float = 1.0, reps: int = REPS, seed: int = 0) -> float:

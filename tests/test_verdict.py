@@ -119,3 +119,11 @@ def test_a_value_per_success_decides_by_net_value(tmp_path: Path) -> None:
     cheap = _priced(0.001, tmp_path / "b").iloc[0]
     assert cheap.verdict == "workflow" and cheap.value_diff == pytest.approx(0.001 * 0.6 - 0.003)
     assert cheap.value_ci_high < 0 and cheap.value_per_success == 0.001
+
+
+def test_identical_net_values_over_few_instances_are_not_called_equivalent(tmp_path: Path) -> None:
+    # the floor of one discordant instance in n holds on net value too: its unit, a success's value
+    few = trials("agent", 20, 3, lambda i, t: True, 0.001) + trials("chain", 20, 3, lambda i, t: True, 0.001)
+    assert criterion_table(write_folder(tmp_path / "few", few), value_per_success=1.0).iloc[0].verdict == "inconclusive"
+    many = trials("agent", 200, 3, lambda i, t: True, 0.001) + trials("chain", 200, 3, lambda i, t: True, 0.001)
+    assert criterion_table(write_folder(tmp_path / "many", many), value_per_success=1.0).iloc[0].verdict == "either"

@@ -70,6 +70,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "OTEL_EXPORTER_OTLP_ENDPOINT, or the console (stderr); runs the sweep in this process")
     p.add_argument("--otel-content", action="store_true",
                    help="with --otel: include prompt and completion text in the spans (off by default)")
+    from .criterion import add_verdict_options
+
+    add_verdict_options(p)  # how the verdicts printed at the end are reached
     return p
 
 
@@ -128,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
     try:  # the recommendation per task; a failure here must never cost the bench's results, already written
         from benchmarks.criterion import format_verdicts, write_criterion
 
-        print("\n" + format_verdicts(write_criterion(outcome.out)))
+        from .criterion import verdict_options
+
+        print("\n" + format_verdicts(write_criterion(outcome.out, **verdict_options(args))))
     except Exception as exc:
         print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
     print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")

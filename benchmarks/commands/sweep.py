@@ -40,6 +40,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default: 0)")
     p.add_argument("--resume", action="store_true", help="keep finished trials in --out and run only the missing")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    from .criterion import add_verdict_options
+
+    add_verdict_options(p)  # how each setting's verdict is reached
     return p
 
 
@@ -73,8 +76,11 @@ def run(args: argparse.Namespace) -> int:
     def start(total: int, done: int) -> None:
         bar["p"] = Progress(total, done=done, quiet=args.quiet)
 
+    from .criterion import verdict_options
+
     outcome = asyncio.run(run_sweep(args.family, axes, config, on_start=start,
-                                    on_trial=lambda row: bar["p"].update(row["terminal"] == "error")))
+                                    on_trial=lambda row: bar["p"].update(row["terminal"] == "error"),
+                                    verdict=verdict_options(args)))
     bar["p"].close()
     print(flips_text(outcome))
     print(f"\nsweep.csv, verdict_map.png, criterion.csv and the runs written to {outcome.out}/")
