@@ -21,7 +21,7 @@ instances (`cost="boot"`), in a simulation from the t distribution (`cost="delta
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -64,13 +64,6 @@ class Bounds:
     cost_sim_lo: np.ndarray
     cost_sim_hi: np.ndarray
     cost_n: np.ndarray
-
-    def declared(self, j: int) -> Bounds:
-        """Comparison j alone, its simultaneous intervals replaced by the one-at-a-time ones."""
-        cut = {k: v[:, j:j + 1] for k, v in self.__dict__.items()}
-        return replace(Bounds(**cut), win_sim_lo=cut["win_lo"], win_sim_hi=cut["win_hi"],
-                       eq_sim_lo=cut["eq_lo"], eq_sim_hi=cut["eq_hi"], cost_sim_lo=cut["cost_lo"],
-                       cost_sim_hi=cut["cost_hi"])
 
 
 def _around(x: np.ndarray, se: np.ndarray, crit: np.ndarray, clip: bool) -> tuple[np.ndarray, np.ndarray]:

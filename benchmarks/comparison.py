@@ -17,7 +17,6 @@ of that pattern's comparisons only.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,7 +105,3 @@ def pairs_frame(task: str, pairs: list[Pair], values: list[Pair] | None = None) 
                    value_sim_high=v.sim[1])
     return pd.DataFrame(rows)
 
-
-def nan_pair(workflow: str) -> Pair:
-    nan2 = (math.nan, math.nan)
-    return Pair(workflow, 0, math.nan, math.nan, nan2, nan2, nan2, nan2, math.nan, nan2, nan2)

@@ -129,3 +129,28 @@ def format_verdicts(df: pd.DataFrame) -> str:
         if isinstance(r.price_side, str) and r.price_side and not pd.isna(r.price_per_success):
             lines.append(f"    {_price(r._asdict())[2:]}")
     return "\n".join(lines)
+
+
+def tradeoff_text(row: Any) -> str:
+    """The price of the extra success as a sentence for a report ("" when there is none)."""
+    text = _price(row if isinstance(row, dict) else row._asdict())
+    return f" The price of the extra success — {text.split(' — ', 1)[1]}." if text else ""
+
+
+def method_text(margin: float, cost_margin: float, value: float | None = None) -> str:
+    """The verdict rule in plain words (a report's method bullet)."""
+    if value is not None:
+        return (f"- **The verdict**, by net value per trial (success × ${value:g} − cost): `agent` or `workflow` "
+                "when one side's net value is significantly higher (95% interval of the difference, a studentized "
+                f"bootstrap of the instances); `either` when they are equivalent within ±${value * margin:.4g} (δ = "
+                f"{margin:.2f} of success, priced; 90% interval inside); `inconclusive` otherwise.")
+    return (f"- **The verdict**, with a success margin δ = {margin:.2f} and a cost margin of {cost_margin:.0%}: "
+            "`workflow` if the workflow is significantly more successful (the 97.5% interval of agent − workflow "
+            "below 0), or no worse than δ (the 90% interval's upper end below δ) and cheaper by at least the cost "
+            f"margin (the 95% interval of the cost ratio workflow / agent below {1 - cost_margin:.2f}); `agent`, "
+            "the mirror image; `either` if the two are equivalent within ±δ (the 90% interval inside); "
+            "`inconclusive` otherwise (`wva plan` sizes a run that would settle it). The 5% error budget is "
+            "split between the two ways to name a winner (2.5% for the success leg, 2.5% for the cost leg), so "
+            "a wrong winner is named at most 5% of the time at any truth; being cheaper never makes a verdict "
+            "weaker. When the more successful side is also significantly costlier, the price of each extra "
+            "success is given with its interval.")
