@@ -21,6 +21,7 @@ instances (`cost="boot"`), in a simulation from the t distribution (`cost="delta
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,7 +64,13 @@ class Bounds:
     cost_hi: np.ndarray
     cost_sim_lo: np.ndarray
     cost_sim_hi: np.ndarray
-    cost_n: np.ndarray
+
+
+def _df(n: np.ndarray) -> np.ndarray:
+    """Degrees of freedom of a simultaneous interval: the fewest paired instances − 1 (0 with none)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a replicate with no comparison of 2+ instances
+        return np.nan_to_num(np.nanmin(np.where(n >= 2, n, np.nan), axis=1) - 1, nan=0.0)
 
 
 def _around(x: np.ndarray, se: np.ndarray, crit: np.ndarray, clip: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -83,8 +90,7 @@ def success_part(d: np.ndarray, w: np.ndarray | None, win: float, eq: float, see
     se = np.where(mo.n >= 2, np.maximum(se, unit / np.maximum(mo.n, 1)), np.nan)
     if corr is None:
         corr = correlation(d)
-    df = np.nanmin(np.where(mo.n >= 2, mo.n, np.nan), axis=1) - 1
-    sim = iv.max_t_quantile(corr, np.nan_to_num(df, nan=0.0), (win, eq), seed, draws)
+    sim = iv.max_t_quantile(corr, _df(mo.n), (win, eq), seed, draws)
     out = {"diff": mo.mean, "se": se, "n": mo.n}
     clip = unit == 1.0
     for name, level, k in (("win", win, 0), ("eq", eq, 1)):
@@ -105,23 +111,22 @@ def cost_part(flow: np.ndarray, agent: np.ndarray, w: np.ndarray | None, level: 
         crit_sim = np.full_like(theta, sim[0])
     else:
         if corr is None:
-            with np.errstate(invalid="ignore", divide="ignore"):
+            with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a comparison whose cost is unknown: NaN
                 mf = np.nanmean(flow, axis=1, keepdims=True)
                 ma = np.nanmean(agent, axis=1, keepdims=True)
-            corr = correlation(flow / mf - agent / ma)
-        df = np.nan_to_num(np.nanmin(np.where(n >= 2, n, np.nan), axis=1) - 1, nan=0.0)
-        crit_sim = iv.max_t_quantile(corr, df, (level,), seed + 2, draws)
+                corr = correlation(flow / mf - agent / ma)
+        crit_sim = iv.max_t_quantile(corr, _df(n), (level,), seed + 2, draws)
     crit, crit_sim = np.where(se == 0, 0.0, crit), np.where(se == 0, 0.0, crit_sim)  # no spread: no width
     lo, hi = _around(theta, se, crit, False)
     slo, shi = _around(theta, se, crit_sim, False)
     return {"ratio": np.exp(theta), "cost_lo": np.exp(lo), "cost_hi": np.exp(hi), "cost_sim_lo": np.exp(slo),
-            "cost_sim_hi": np.exp(shi), "cost_n": n}
+            "cost_sim_hi": np.exp(shi)}
 
 
 def no_cost(shape: tuple[int, ...]) -> dict[str, np.ndarray]:
     nan = np.full(shape, np.nan)
-    return {"ratio": nan, "cost_lo": nan, "cost_hi": nan, "cost_sim_lo": nan, "cost_sim_hi": nan,
-            "cost_n": np.zeros(shape)}
+    return {"ratio": nan, "cost_lo": nan, "cost_hi": nan, "cost_sim_lo": nan, "cost_sim_hi": nan}
 
 
 def bounds(success: np.ndarray, cost: np.ndarray | None, levels: Levels = FIXED, seed: int = 0,

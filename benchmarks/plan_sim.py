@@ -36,8 +36,7 @@ class Pilot:
 
     success: np.ndarray  # (n, 1 + m)
     cost: np.ndarray | None  # (n, 1 + m), None when a cost is unknown
-    flows: list[str]
-    selected: bool  # the best of the workflows (selection-proof), or one declared comparator (m = 1)
+    flows: list[str]  # one declared or named comparator, or every workflow (the best selected)
 
     @property
     def instances(self) -> int:

@@ -62,7 +62,7 @@ def pilot_for(g: pd.DataFrame, flows: list[str], declared: str | None, options: 
     t = tables(g, ["agent", *chosen])
     keep = t.success.notna().all(axis=1)
     cost = t.cost[keep].to_numpy(float)
-    return Pilot(t.success[keep].to_numpy(float), None if np.isnan(cost).any() else cost, chosen, one is None)
+    return Pilot(t.success[keep].to_numpy(float), None if np.isnan(cost).any() else cost, chosen)
 
 
 def alternatives(margin: float, effect: float) -> list[tuple[str, float]]:

@@ -11,7 +11,8 @@ Against a *declared* comparator (one workflow named before the data: the family'
 rule reads one-at-a-time intervals. Against the *selected* best workflow every claim holds whichever
 workflow is best: the agent must beat every workflow (each interval: intersection–union), a workflow must
 win on its *simultaneous* interval (max-T). The interval reported for "agent − best workflow" is then
-[min_j lower_j, min_j simultaneous upper_j].
+[min_j lower_j, min_j simultaneous upper_j]; a claim that names one workflow shows the simultaneous
+interval it read.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def bounds_of(pairs: list[Pair]) -> Bounds:
         win_sim_hi=col(lambda p: p.sim[1]), eq_lo=col(lambda p: p.ci90[0]), eq_hi=col(lambda p: p.ci90[1]),
         eq_sim_lo=col(lambda p: p.sim90[0]), eq_sim_hi=col(lambda p: p.sim90[1]), ratio=col(lambda p: p.cost_ratio),
         cost_lo=col(lambda p: p.cost_ci[0]), cost_hi=col(lambda p: p.cost_ci[1]),
-        cost_sim_lo=col(lambda p: p.cost_sim[0]), cost_sim_hi=col(lambda p: p.cost_sim[1]), cost_n=col(lambda p: 0))
+        cost_sim_lo=col(lambda p: p.cost_sim[0]), cost_sim_hi=col(lambda p: p.cost_sim[1]))
 
 
 def best_workflow(pairs: list[Pair], costs: dict[str, float]) -> Pair:

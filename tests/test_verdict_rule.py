@@ -89,7 +89,7 @@ def _random_bounds(rng: np.random.Generator, size: int, m: int) -> Bounds:
     diff, se = rng.uniform(-0.15, 0.15, (size, m)), rng.uniform(0.005, 0.05, (size, m))
     wide, theta, cse = rng.uniform(1, 1.3, (size, 1)), rng.uniform(-0.4, 0.4, (size, m)), rng.uniform(0.01, 0.1,
                                                                                                       (size, m))
-    fields = {"diff": diff, "se": se, "n": np.full((size, m), 30.0), "ratio": np.exp(theta), "cost_n": se}
+    fields = {"diff": diff, "se": se, "n": np.full((size, m), 30.0), "ratio": np.exp(theta)}
     for name, z in (("win", 2.3), ("eq", 1.7)):
         fields |= {f"{name}_lo": diff - z * se, f"{name}_hi": diff + z * se,
                    f"{name}_sim_lo": diff - z * wide * se, f"{name}_sim_hi": diff + z * wide * se}
