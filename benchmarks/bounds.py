@@ -16,7 +16,7 @@ Success intervals: paired t intervals on the per-instance differences (standard 
 discordant instance in n, 1/n), clipped to [-1, 1]; simultaneous ones use the max-T critical value of
 the comparisons' correlation. Cost: the log of the ratio of mean costs, its standard error by the delta
 method; on a results folder its critical values come from a symmetric studentized bootstrap of the
-instances (`cost="boot"`), in a simulation from the t distribution (`cost="delta"`, see `benchmarks.intervals`).
+instances (`method="boot"`), in a simulation from the t distribution (`method="delta"`; `benchmarks.intervals`).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ import pandas as pd
 
 from . import predictability as pr
 from .atomic import write_atomic
-from .bounds import FIXED
+from .bounds import FIXED, Levels
 from .comparison import pairs_frame
 from .criterion_io import format_verdicts, load_inputs, note, pareto_front
 from .deciding import MODES, Decided, decide_task
@@ -126,14 +126,14 @@ def _predictability(g: pd.DataFrame, rounds: dict[str, list[pr.Round]], family: 
             "predictability_ci_high": high}
 
 
-def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]]) -> dict[str, Any]:
+def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], levels: Levels) -> dict[str, Any]:
     """The verdict's figures: paired estimates with the intervals built on them."""
     v, pair, a, w = d.verdict, d.pair, stats["agent"], stats[d.verdict.comparator]
     success_ci = v.diff_ci if d.values is None else pair.ci
     out = dict(
         verdict=v.verdict, comparator=v.comparator, comparator_mode=MODES[d.mode], reason=v.reason,
         agent_success=a["success"], workflow_success=w["success"], success_diff=pair.diff,
-        diff_ci_low=success_ci[0], diff_ci_high=success_ci[1], diff_level=FIXED.win, cost_ratio=pair.cost_ratio,
+        diff_ci_low=success_ci[0], diff_ci_high=success_ci[1], diff_level=levels.win, cost_ratio=pair.cost_ratio,
         cost_ci_low=v.cost_ci[0], cost_ci_high=v.cost_ci[1], latency_ratio=_ratio(w["latency"], a["latency"]),
         steps_ratio=_ratio(w["steps"], a["steps"]), instances=pair.instances, agent_runs=a["runs"],
         workflow_runs=w["runs"], agent_ci_low=a["low"], agent_ci_high=a["high"], workflow_ci_low=w["low"],
@@ -145,8 +145,9 @@ def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]]) ->
 
 
 def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec: str | None, seed: int,
-             threshold: float = THRESHOLD, options: Options = DEFAULTS) -> tuple[dict[str, Any], pd.DataFrame]:
-    """One task's criterion row and its pairs table."""
+             threshold: float = THRESHOLD, options: Options = DEFAULTS,
+             levels: Levels = FIXED) -> tuple[dict[str, Any], pd.DataFrame]:
+    """One task's criterion row and its pairs table (`levels`: a sequential run's at the look it stopped)."""
     margin, comparator = options.margin, options.comparator
     stats = _per_pattern(g)
     row: dict[str, Any] = {c: math.nan for c in COLUMNS} | {
@@ -163,8 +164,8 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec
         return row, pd.DataFrame()
     family = pr.load_family(spec)
     row.update(_predictability(g, rounds, family, seed))
-    decided = decide_task(g, flows, getattr(family, "natural_workflow", None), options, seed)
-    row.update(_outcome(g, decided, stats))
+    decided = decide_task(g, flows, getattr(family, "natural_workflow", None), options, seed, levels)
+    row.update(_outcome(g, decided, stats, levels))
     row["chapter_prediction"] = predict(row["predictability"], threshold)
     row["agrees"] = agrees(row["verdict"], row["chapter_prediction"])
     row["note"] = note(row)
@@ -179,8 +180,11 @@ def check_options(options: Options) -> Options:
 
 def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: float = DEFAULT_MARGIN,
                      comparator: str | None = None, cost_margin: float = DEFAULT_COST_MARGIN,
-                     value_per_success: float | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(criterion, pairs) for every task in a results folder (FileNotFoundError / ValueError if none)."""
+                     value_per_success: float | None = None,
+                     levels: dict[str, Levels] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(criterion, pairs) for every task in a results folder (FileNotFoundError / ValueError if none).
+    `levels`: per task, the interval levels to read instead of the fixed design's (a sequential run's at
+    the look each task stopped: `Levels(**record["levels"])` from `benchmarks.sequential`)."""
     options = check_options(Options(margin, comparator, cost_margin, value_per_success))
     runs, events, manifest = load_inputs(out_dir)
     rounds = pr.rounds_by_run(events)
@@ -189,7 +193,8 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     rows, pairs = [], []
     for task, g in runs.groupby("task", sort=False):
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
-        row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options)
+        row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
+                             (levels or {}).get(str(task), FIXED))
         rows.append(row)
         pairs.append(pair)
     df = pd.DataFrame(rows, columns=COLUMNS)
@@ -199,9 +204,9 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
 
 def criterion_table(out_dir: str | Path, threshold: float = THRESHOLD, margin: float = DEFAULT_MARGIN,
                     comparator: str | None = None, cost_margin: float = DEFAULT_COST_MARGIN,
-                    value_per_success: float | None = None) -> pd.DataFrame:
+                    value_per_success: float | None = None, levels: dict[str, Levels] | None = None) -> pd.DataFrame:
     """The criterion for every task in a results folder (FileNotFoundError / ValueError if it has none)."""
-    return criterion_tables(out_dir, threshold, margin, comparator, cost_margin, value_per_success)[0]
+    return criterion_tables(out_dir, threshold, margin, comparator, cost_margin, value_per_success, levels)[0]
 
 
 def write_criterion(out_dir: str | Path, df: pd.DataFrame | None = None, name: str = NAME,

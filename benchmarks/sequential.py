@@ -82,7 +82,7 @@ class Decision:
 
     def record(self) -> dict[str, object]:
         """What the manifest keeps per look (JSON-ready)."""
-        return asdict(self) | {"levels": asdict(self.levels)}
+        return asdict(self)
 
 
 def decide_at_look(d: Design, look: int, runs: pd.DataFrame, task: str = "", declared: str | None = None,

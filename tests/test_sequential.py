@@ -94,3 +94,17 @@ def test_a_look_needs_both_sides(tmp_path: Path) -> None:
     runs = pd.DataFrame({"pattern": ["agent"] * 6, "instance": list("abcdef"), "success": True, "cost_usd": 0.1})
     with pytest.raises(ValueError, match="a look needs agent and workflow runs"):
         decide_at_look(design(5, 10), 1, runs, "t")
+
+
+def test_the_criterion_reads_a_task_at_its_stopping_look(tmp_path: Path) -> None:
+    """A sequential folder's criterion reads each task at the levels of the look it stopped at."""
+    from benchmarks.bounds import Levels
+    from benchmarks.criterion import criterion_table
+
+    runs = _multihop(tmp_path)
+    decision = decide_at_look(design(10, 40), 1, runs[runs["instance"].isin(sorted(set(runs["instance"]))[:10])],
+                              "multihop", "chain")
+    strict = Levels(**json.loads(json.dumps(decision.record()))["levels"])
+    fixed, looked = criterion_table(tmp_path).iloc[0], criterion_table(tmp_path, levels={"multihop": strict}).iloc[0]
+    assert looked.diff_level == pytest.approx(strict.win) and looked.diff_level > fixed.diff_level == 0.975
+    assert looked.diff_ci_high - looked.diff_ci_low > fixed.diff_ci_high - fixed.diff_ci_low
