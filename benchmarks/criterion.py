@@ -10,11 +10,14 @@ Per task (the runs' `task` column):
   workflow it was designed around (`natural_workflow`) or the reader names one (`--comparator NAME`):
   chosen before the data, so plain intervals hold. Otherwise *selected*: the best workflow, with
   every claim made selection-proof (`benchmarks.verdict`). `comparator_mode` says which.
-- **outcome**: agent − comparator success, paired and clustered by instance with its 95% interval
-  (`benchmarks.comparison`); the cost ratio comparator / agent with its interval; latency (p50) and
-  steps ratios; the cost–success Pareto front of all patterns.
-- **verdict** by the symmetric rule with a non-inferiority margin (`benchmarks.verdict`); `reason`
-  says what decided it; an inconclusive task gets `instances_needed`, a prospective figure;
+- **outcome**: agent − comparator success, paired and clustered by instance, with the interval the rule
+  read (`diff_level`: 97.5%, `benchmarks.bounds` says why); the cost ratio comparator / agent over the same
+  paired instances with its 95% interval; latency (p50) and steps ratios; the cost–success Pareto front of
+  all patterns; when one side is significantly more successful and significantly costlier, the price of
+  its extra success (`price_*`, `benchmarks.tradeoff`); with a value per success, the net value per trial
+  (`value_*`) the verdict then reads;
+- **verdict** by the symmetric, monotone rule with a success margin and a cost margin (`benchmarks.rule`);
+  `reason` says what decided it; an inconclusive task's note points to `wva plan`, which sizes a run;
 - **chapter_prediction**: `workflow` if predictability >= `THRESHOLD`, else `agent`; `agrees` compares
   it with the verdict (`either` agrees with both; `inconclusive` leaves it empty). A demonstration of the
   rule on these families, not a proof of it.
@@ -32,25 +35,35 @@ import pandas as pd
 
 from . import predictability as pr
 from .atomic import write_atomic
-from .comparison import Pair, compare, instances_needed, pairs_frame
+from .bounds import FIXED, Levels
+from .comparison import pairs_frame
 from .criterion_io import format_verdicts, load_inputs, note, pareto_front
+from .deciding import MODES, Decided, decide_task
 from .stats import clustered_rate, percentile
-from .verdict import DEFAULT_MARGIN, best_workflow, check_margin, decide_declared, decide_selected
+from .tradeoff import price, price_columns
+from .verdict import (
+    DEFAULT_COST_MARGIN,
+    DEFAULT_MARGIN,
+    DEFAULTS,
+    Options,
+    check_cost_margin,
+    check_margin,
+    check_value,
+)
 
 NAME = "criterion.csv"
 PAIRS = "criterion_pairs.csv"
 THRESHOLD = 0.5  # the midpoint of the score's range, fixed before any data was seen
 VERDICTS = ("workflow", "agent", "either", "inconclusive")
-MODES = {"declared": "declared by the family", "named": "named with --comparator",
-         "selected": "selected (selection-proof intervals)"}
 COLUMNS = [
-    "task", "verdict", "comparator", "comparator_mode", "margin", "reason", "agent_success", "workflow_success",
-    "success_diff", "diff_ci_low", "diff_ci_high", "cost_ratio", "cost_ci_low", "cost_ci_high", "latency_ratio",
-    "steps_ratio", "pareto", "predictability", "predictability_ci_low", "predictability_ci_high",
-    "chapter_prediction", "agrees", "note", "steps_cv", "path_entropy", "effective_paths", "fit_share",
-    "fit_graph", "fit_graph_tools", "instances", "instances_needed", "agent_runs", "workflow_runs",
-    "agent_ci_low", "agent_ci_high", "workflow_ci_low", "workflow_ci_high", "agent_cost", "workflow_cost",
-    "agent_latency_p50", "workflow_latency_p50", "threshold",
+    "task", "verdict", "comparator", "comparator_mode", "margin", "cost_margin", "value_per_success", "reason",
+    "agent_success", "workflow_success", "success_diff", "diff_ci_low", "diff_ci_high", "diff_level", "cost_ratio",
+    "cost_ci_low", "cost_ci_high", "price_side", "price_extra_success", "price_cost_times", "price_per_success",
+    "price_ci_low", "price_ci_high", "value_diff", "value_ci_low", "value_ci_high", "latency_ratio", "steps_ratio",
+    "pareto", "predictability", "predictability_ci_low", "predictability_ci_high", "chapter_prediction", "agrees",
+    "note", "steps_cv", "path_entropy", "effective_paths", "fit_share", "fit_graph", "fit_graph_tools", "instances",
+    "agent_runs", "workflow_runs", "agent_ci_low", "agent_ci_high", "workflow_ci_low", "workflow_ci_high",
+    "agent_cost", "workflow_cost", "agent_latency_p50", "workflow_latency_p50", "threshold",
 ]
 __all__ = ["COLUMNS", "NAME", "PAIRS", "THRESHOLD", "VERDICTS", "agrees", "check_comparator", "criterion_table",
            "format_verdicts", "pareto_front", "predict", "write_criterion"]
@@ -95,17 +108,6 @@ def _ratio(a: float, b: float) -> float:
     return math.nan if math.isnan(a) or math.isnan(b) or b == 0 else a / b
 
 
-def _choose(pairs: list[Pair], stats: dict[str, dict[str, float]], declared: str | None,
-            comparator: str | None, margin: float) -> tuple[str, Any]:
-    by_name = {p.workflow: p for p in pairs}
-    if comparator not in (None, "declared", "selected"):
-        return "named", decide_declared(by_name[comparator], margin)
-    if comparator != "selected" and declared in by_name:
-        return "declared", decide_declared(by_name[declared], margin)
-    best = best_workflow(pairs, {w: s["cost"] for w, s in stats.items()})
-    return "selected", decide_selected(pairs, best, margin)
-
-
 def _predictability(g: pd.DataFrame, rounds: dict[str, list[pr.Round]], family: Any, seed: int) -> dict[str, Any]:
     agent_runs = g[g["pattern"] == "agent"]
     walks = [rounds.get(rid, []) for rid in agent_runs["run_id"]]
@@ -124,10 +126,29 @@ def _predictability(g: pd.DataFrame, rounds: dict[str, list[pr.Round]], family: 
             "predictability_ci_high": high}
 
 
+def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], levels: Levels) -> dict[str, Any]:
+    """The verdict's figures: paired estimates with the intervals built on them."""
+    v, pair, a, w = d.verdict, d.pair, stats["agent"], stats[d.verdict.comparator]
+    success_ci = v.diff_ci if d.values is None else pair.ci
+    out = dict(
+        verdict=v.verdict, comparator=v.comparator, comparator_mode=MODES[d.mode], reason=v.reason,
+        agent_success=a["success"], workflow_success=w["success"], success_diff=pair.diff,
+        diff_ci_low=success_ci[0], diff_ci_high=success_ci[1], diff_level=levels.win, cost_ratio=pair.cost_ratio,
+        cost_ci_low=v.cost_ci[0], cost_ci_high=v.cost_ci[1], latency_ratio=_ratio(w["latency"], a["latency"]),
+        steps_ratio=_ratio(w["steps"], a["steps"]), instances=pair.instances, agent_runs=a["runs"],
+        workflow_runs=w["runs"], agent_ci_low=a["low"], agent_ci_high=a["high"], workflow_ci_low=w["low"],
+        workflow_ci_high=w["high"], agent_cost=a["cost"], workflow_cost=w["cost"], agent_latency_p50=a["latency"],
+        workflow_latency_p50=w["latency"], **price_columns(price(g, pair)))
+    if d.value is not None:
+        out.update(value_diff=d.value.diff, value_ci_low=v.diff_ci[0], value_ci_high=v.diff_ci[1])
+    return out
+
+
 def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec: str | None, seed: int,
-             threshold: float = THRESHOLD, margin: float = DEFAULT_MARGIN,
-             comparator: str | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
-    """One task's criterion row and its pairs table."""
+             threshold: float = THRESHOLD, options: Options = DEFAULTS,
+             levels: Levels = FIXED) -> tuple[dict[str, Any], pd.DataFrame]:
+    """One task's criterion row and its pairs table (`levels`: a sequential run's at the look it stopped)."""
+    margin, comparator = options.margin, options.comparator
     stats = _per_pattern(g)
     row: dict[str, Any] = {c: math.nan for c in COLUMNS} | {
         "task": task, "threshold": threshold, "margin": margin, "comparator": "", "comparator_mode": "",
@@ -137,36 +158,34 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec
     if comparator not in (None, "declared", "selected") and comparator not in flows:
         row["note"] = row["reason"] = f"no runs of the comparator {comparator}"
         return row, pd.DataFrame()
+    row.update(cost_margin=options.cost_margin, value_per_success=options.value_per_success, price_side="")
     if "agent" not in stats or not flows:
         row["note"] = row["reason"] = "no agent runs" if "agent" not in stats else "no workflow runs"
         return row, pd.DataFrame()
     family = pr.load_family(spec)
     row.update(_predictability(g, rounds, family, seed))
-    pairs = compare(g, flows, seed)
-    mode, v = _choose(pairs, stats, getattr(family, "natural_workflow", None), comparator, margin)
-    pair = next(p for p in pairs if p.workflow == v.comparator)
-    a, w = stats["agent"], stats[v.comparator]
-    row.update(
-        verdict=v.verdict, comparator=v.comparator, comparator_mode=MODES[mode], reason=v.reason,
-        agent_success=a["success"], workflow_success=w["success"], success_diff=a["success"] - w["success"],
-        diff_ci_low=v.diff_ci[0], diff_ci_high=v.diff_ci[1], cost_ratio=_ratio(w["cost"], a["cost"]),
-        cost_ci_low=v.cost_ci[0], cost_ci_high=v.cost_ci[1], latency_ratio=_ratio(w["latency"], a["latency"]),
-        steps_ratio=_ratio(w["steps"], a["steps"]), instances=pair.instances, agent_runs=a["runs"],
-        workflow_runs=w["runs"], agent_ci_low=a["low"], agent_ci_high=a["high"], workflow_ci_low=w["low"],
-        workflow_ci_high=w["high"], agent_cost=a["cost"], workflow_cost=w["cost"], agent_latency_p50=a["latency"],
-        workflow_latency_p50=w["latency"])
-    if v.verdict == "inconclusive":
-        row["instances_needed"] = instances_needed(pair.diff, pair.se * math.sqrt(pair.instances), margin)
+    decided = decide_task(g, flows, getattr(family, "natural_workflow", None), options, seed, levels)
+    row.update(_outcome(g, decided, stats, levels))
     row["chapter_prediction"] = predict(row["predictability"], threshold)
     row["agrees"] = agrees(row["verdict"], row["chapter_prediction"])
     row["note"] = note(row)
-    return row, pairs_frame(task, pairs)
+    return row, pairs_frame(task, decided.pairs, decided.values)
+
+
+def check_options(options: Options) -> Options:
+    """The options with every value checked (a ValueError naming the flag otherwise)."""
+    return Options(check_margin(options.margin), check_comparator(options.comparator),
+                   check_cost_margin(options.cost_margin), check_value(options.value_per_success))
 
 
 def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: float = DEFAULT_MARGIN,
-                     comparator: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(criterion, pairs) for every task in a results folder (FileNotFoundError / ValueError if none)."""
-    margin, comparator = check_margin(margin), check_comparator(comparator)
+                     comparator: str | None = None, cost_margin: float = DEFAULT_COST_MARGIN,
+                     value_per_success: float | None = None,
+                     levels: dict[str, Levels] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(criterion, pairs) for every task in a results folder (FileNotFoundError / ValueError if none).
+    `levels`: per task, the interval levels to read instead of the fixed design's (a sequential run's at
+    the look each task stopped: `Levels(**record["levels"])` from `benchmarks.sequential`)."""
+    options = check_options(Options(margin, comparator, cost_margin, value_per_success))
     runs, events, manifest = load_inputs(out_dir)
     rounds = pr.rounds_by_run(events)
     specs = pr.task_specs(manifest)
@@ -174,8 +193,8 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     rows, pairs = [], []
     for task, g in runs.groupby("task", sort=False):
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
-        row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, margin,
-                             comparator)
+        row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
+                             (levels or {}).get(str(task), FIXED))
         rows.append(row)
         pairs.append(pair)
     df = pd.DataFrame(rows, columns=COLUMNS)
@@ -184,18 +203,19 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
 
 
 def criterion_table(out_dir: str | Path, threshold: float = THRESHOLD, margin: float = DEFAULT_MARGIN,
-                    comparator: str | None = None) -> pd.DataFrame:
+                    comparator: str | None = None, cost_margin: float = DEFAULT_COST_MARGIN,
+                    value_per_success: float | None = None, levels: dict[str, Levels] | None = None) -> pd.DataFrame:
     """The criterion for every task in a results folder (FileNotFoundError / ValueError if it has none)."""
-    return criterion_tables(out_dir, threshold, margin, comparator)[0]
+    return criterion_tables(out_dir, threshold, margin, comparator, cost_margin, value_per_success, levels)[0]
 
 
 def write_criterion(out_dir: str | Path, df: pd.DataFrame | None = None, name: str = NAME,
-                    pairs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Compute (unless given) and write criterion.csv and criterion_pairs.csv atomically; returns the table."""
-    if df is None:
-        df, pairs = criterion_tables(out_dir)
-    elif pairs is None:  # the pairs depend on neither the margin nor the comparator
-        pairs = criterion_tables(out_dir)[1]
+                    pairs: pd.DataFrame | None = None, **options: Any) -> pd.DataFrame:
+    """Compute (unless given) and write criterion.csv and criterion_pairs.csv atomically; returns the table.
+    `options` (margin, comparator, cost_margin, value_per_success) go to `criterion_tables`."""
+    if df is None or pairs is None:
+        computed, pairs = criterion_tables(out_dir, **options)
+        df = computed if df is None else df
     out = Path(out_dir)
     write_atomic(out / name, lambda f: df.to_csv(f, index=False, lineterminator="\n", float_format="%.6g"))
     if name == NAME:

@@ -14,8 +14,8 @@ import pandas as pd
 from .atomic import write_text_atomic
 from .cache_costs import cache_section
 from .criterion import PAIRS, THRESHOLD, write_criterion
-from .criterion_io import load_inputs
-from .verdict import DEFAULT_MARGIN
+from .criterion_io import load_inputs, method_text, tradeoff_text
+from .verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 
 NAME = "REPORT.md"
 CAPTIONS = {
@@ -29,8 +29,8 @@ CAPTIONS = {
                 "position in the run: the agent re-sends its whole history, a workflow's steps start fresh."),
     "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade."),
     "map": ("The criterion map", "Predictability (x, 95% CI) against the agent's success advantage over the "
-            "comparator workflow (y, 95% CI); point area = cost ratio. Shaded: where the chapter's rule "
-            "expects a point."),
+            "comparator workflow (y, the 97.5% CI the verdict reads); point area = cost ratio. Shaded: where the "
+            "chapter's rule expects a point."),
     "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K."),
     "verdict_map": ("The verdict map", "The sweep's verdict at each setting of its one or two axes (task parameters "
                     "or SimModel knobs), with agent − workflow success: under which assumptions the agent pays off."),
@@ -75,15 +75,15 @@ def task_paragraph(r: Any) -> str:
     tools = r.fit_graph_tools  # "" = the graph calls no tool (NaN: unknown)
     why_not = (f"; {graph} calls no tool at all, so no run that calls one can fit it"
                if r.fit_share == 0 and isinstance(tools, str) and not tools else "")
-    needed = (f" About {int(r.instances_needed)} instances would likely settle it (80% power, if the observed "
-              "difference and its spread are the truth)." if not pd.isna(r.instances_needed) else "")
+    needed = tradeoff_text(r) + (" `wva plan` on this folder says how many instances would settle it."
+                                 if r.verdict == "inconclusive" else "")
     return "\n".join([
         f"### {r.task}", "",
         f"Compared with `{r.comparator}` ({r.comparator_mode}) over {int(r.instances)} instances: the workflow "
         f"succeeded in {_pct(r.workflow_success)} of its {int(r.workflow_runs)} trials (95% CI "
         f"{_pct(r.workflow_ci_low)}–{_pct(r.workflow_ci_high)}, clustered by instance); the agent in "
         f"{_pct(r.agent_success)} of {int(r.agent_runs)} ({_pct(r.agent_ci_low)}–{_pct(r.agent_ci_high)}). Agent "
-        f"minus workflow: {r.success_diff:+.2f} (95% CI {r.diff_ci_low:+.2f} to {r.diff_ci_high:+.2f}). Per trial "
+        f"minus workflow: {r.success_diff:+.2f} (97.5% CI {r.diff_ci_low:+.2f} to {r.diff_ci_high:+.2f}). Per trial "
         f"the workflow costs {_x(r.cost_ratio)} the agent (95% CI {_x(r.cost_ci_low)}–{_x(r.cost_ci_high)}), its "
         f"median latency is {_x(r.latency_ratio)} the agent's, and it takes {_x(r.steps_ratio)} its steps. On the "
         f"cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
@@ -97,13 +97,15 @@ def task_paragraph(r: Any) -> str:
     ])
 
 
-def method_section(margin: float = DEFAULT_MARGIN) -> str:
+def method_section(margin: float = DEFAULT_MARGIN, cost_margin: float = DEFAULT_COST_MARGIN,
+                   value: float | None = None) -> str:
     return "\n".join([
         "## How the verdicts are reached", "",
         "- **The unit is the instance.** Every pattern ran the same instances; the trials of one instance are "
         "correlated (a hard instance tends to fail every trial), so every interval treats an instance's mean over "
         "its trials as one observation. A difference is the mean over instances of per-instance differences "
-        "(paired), with the standard error sd / √instances and a t interval; a success rate's interval is Wilson's "
+        "(paired, on the instances both ran), with the standard error sd / √instances and a t interval; the cost "
+        "ratio's interval comes from a studentized bootstrap of the instances; a success rate's interval is Wilson's "
         "at the effective sample size this clustering leaves (between one observation per instance and one per "
         "trial). pass^k's interval is clustered the same way.",
         "- **The comparator** is the workflow the agent is compared with. When the task family declares the "
@@ -111,11 +113,7 @@ def method_section(margin: float = DEFAULT_MARGIN) -> str:
         "selection-proof claims: the agent must beat *every* workflow to win, and a workflow must win on a "
         "*simultaneous* interval (max-T over all six) — so picking the best afterwards does not inflate its "
         "chances. `criterion_pairs.csv` lists the agent against every workflow with both kinds of interval.",
-        f"- **The verdict**, with a non-inferiority margin δ = {margin:.2f}: `workflow` if the workflow is "
-        "significantly more successful (95% interval of agent − workflow below 0), or no worse than δ (upper end "
-        "below δ) and significantly cheaper (95% interval of the cost ratio below 1); `agent`, the mirror image; "
-        "`either` if equivalent within ±δ (90% interval inside, the usual two one-sided tests) and neither is "
-        "significantly cheaper; `inconclusive` otherwise, with the number of instances that would likely settle it.",
+        method_text(margin, cost_margin, value),
         "- **Predictability** = the mean of three parts, each in [0, 1]: 1 − min(1, CV of the agent's step count); "
         "1 / the effective number of distinct paths (exp of the path entropy, Chao–Shen corrected so that it does "
         "not grow with the number of runs); the share of agent runs whose tool-call rounds fit a graph fixed in "
@@ -128,7 +126,7 @@ def method_section(margin: float = DEFAULT_MARGIN) -> str:
 
 def verdict_table(df: pd.DataFrame) -> str:
     lines = ["| task | predictability [95% CI] | comparator | workflow success | agent success | agent − workflow "
-             "[95% CI] | cost ratio [95% CI] | latency ratio | verdict | chapter predicts | agrees |",
+             "[97.5% CI] | cost ratio [95% CI] | latency ratio | verdict | chapter predicts | agrees |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in df.itertuples():
         agree = "—" if pd.isna(r.agrees) else ("yes" if r.agrees else "**no**")
@@ -198,10 +196,14 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     runs, events, manifest = load_inputs(out)
     df = write_criterion(out, criterion, pairs=pairs)
     margin = float(df["margin"].dropna().iloc[0]) if df["margin"].notna().any() else DEFAULT_MARGIN
+    known = {k: df[k].dropna() for k in ("cost_margin", "value_per_success")}
+    cost_margin = float(known["cost_margin"].iloc[0]) if len(known["cost_margin"]) else DEFAULT_COST_MARGIN
+    value = float(known["value_per_success"].iloc[0]) if len(known["value_per_success"]) else None
     sweep = find_sweep(out)
     charts = draw_all(out, runs, events, df, manifest, sweep)
     parts = ["# Workflow or agent? — benchmark report", "", model_paragraph(manifest, runs), "",
-             "## Verdicts", "", verdict_table(df), "", overall(df), "", method_section(margin), "", "## Per task", ""]
+             "## Verdicts", "", verdict_table(df), "", overall(df), "", method_section(margin, cost_margin, value), "",
+             "## Per task", ""]
     parts += [task_paragraph(r) + "\n" for r in df.itertuples()]
     if sweep is not None:
         parts.append(sweep_section(sweep))

@@ -3,7 +3,9 @@ its interval, steps, tokens, cost, latency, errors and how runs ended.
 
 Both intervals are 95% and clustered by instance: the trials of one instance are correlated, so the
 unit is the instance (its mean over trials; `benchmarks.stats.clustered_rate`). `ci_low`/`ci_high`
-would be too narrow if every trial were counted as independent."""
+would be too narrow if every trial were counted as independent. `success_rate` is the estimate that
+interval is built on, the mean of the instances' rates: with the same trials per instance it is
+successes / n, with unequal trials it does not let the instances with most trials weigh most."""
 
 from __future__ import annotations
 
@@ -24,14 +26,14 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
         n = len(g)
         wins = int(g["success"].sum())
         per_instance = [(len(h), int(h["success"].sum())) for _, h in g.groupby("instance")]
-        _, low, high = clustered_rate([c / nt for nt, c in per_instance], n)
+        rate, low, high = clustered_rate([c / nt for nt, c in per_instance], n)
         k = min(nt for nt, _ in per_instance)
         _, pk_low, pk_high = clustered_rate(pass_k_per_instance(per_instance, k), len(per_instance))
         costs = g["cost_usd"]
         cost_known = bool(costs.notna().all())
         cost_mean = float(costs.mean()) if cost_known else math.nan
         row = {
-            "task": task, "pattern": pattern, "n": n, "successes": wins, "success_rate": wins / n,
+            "task": task, "pattern": pattern, "n": n, "successes": wins, "success_rate": rate,
             "ci_low": low, "ci_high": high, "instances": len(per_instance), "k": k,
             "pass_k": pass_hat_k(per_instance, k), "pass_k_ci_low": pk_low, "pass_k_ci_high": pk_high,
             "steps_mean": g["steps"].mean(), "steps_p50": percentile(list(g["steps"]), 50),

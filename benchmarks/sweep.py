@@ -152,9 +152,11 @@ def sweep_table(out: Path, axes: list[Axis], point_list: list[Point]) -> pd.Data
 
 async def run_sweep(family: str, axes: list[Axis] | str, values: list[str] | BenchConfig,
                     config: BenchConfig | None = None, on_start: Callable[[int, int], None] | None = None,
-                    on_trial: Callable[[dict[str, Any]], None] | None = None) -> SweepOutcome:
+                    on_trial: Callable[[dict[str, Any]], None] | None = None,
+                    verdict: dict[str, Any] | None = None) -> SweepOutcome:
     """Run every point (one bench per model setting) and write sweep.csv. The older form
-    `run_sweep(family, param, values, config)` sweeps one task parameter."""
+    `run_sweep(family, param, values, config)` sweeps one task parameter. `verdict`: the criterion's
+    options (margin, comparator, cost_margin, value_per_success)."""
     if isinstance(axes, str):
         assert isinstance(values, list) and config is not None
         axes = [Axis(axes, tuple(values))]
@@ -169,7 +171,7 @@ async def run_sweep(family: str, axes: list[Axis] | str, values: list[str] | Ben
         mine = [p for p in point_list if p.folder == folder]
         bench = replace(config, model=mine[0].model, out=config.out / folder, tasks=tuple(p.spec for p in mine))
         await run_bench(bench, on_start=on_start if len(folders) == 1 else None, on_trial=on_trial)
-        write_criterion(bench.out)
+        write_criterion(bench.out, **(verdict or {}))
     table = sweep_table(config.out, axes, point_list)
     write_atomic(config.out / NAME, lambda f: table.to_csv(f, index=False, lineterminator="\n", float_format="%.6g"))
     if not table.empty:  # drawn here too: a knob sweep's folder has no runs of its own for `wva report`

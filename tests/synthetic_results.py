@@ -84,3 +84,69 @@ def write_scenario(out: Path, s: Scenario, seed: int = 0) -> Path:
     (out / "events.jsonl").write_text("")
     (out / "manifest.json").write_text(json.dumps({"model": "synthetic", "seed": seed, "tasks": tasks}))
     return out
+
+
+def draw_arrays(s: Scenario, reps: int, rng: np.random.Generator,
+                order: list[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """`reps` independent tasks drawn as the criterion sees them: per-instance means over the trials of
+    success and cost, arrays `(reps, instances, patterns)` in `order` (default: the agent, then the
+    workflows) — the same model as `task_runs`, without writing a folder."""
+    order = order or ["agent", *[p for p in s.success if p != "agent"]]
+    sd = math.hypot(s.difficulty_sd, s.pattern_sd)
+    shape = (reps, s.instances)
+    u = rng.normal(0, s.difficulty_sd, shape)
+    inst_cost = rng.lognormal(-s.cost_sd ** 2 / 2, s.cost_sd, shape)
+    success = np.empty((*shape, len(order)))
+    cost = np.empty((*shape, len(order)))
+    for k, p in enumerate(order):
+        chance = 1 / (1 + np.exp(-(offset_for(s.success[p], sd) + u + rng.normal(0, s.pattern_sd, shape))))
+        success[..., k] = rng.binomial(s.trials, chance) / s.trials
+        trial = rng.lognormal(-0.02, 0.2, (*shape, s.trials)).mean(axis=-1)
+        cost[..., k] = s.cost.get(p, 0.01) * inst_cost * trial
+    return success, cost
+
+
+def simulated_verdicts(s: Scenario, reps: int, seed: int, comparator: str | None = None, margin: float = 0.05,
+                       cost_margin: float = 0.10, chunk: int = 250) -> np.ndarray:
+    """The rule's verdict on `reps` tasks drawn from the scenario, vectorised: the criterion's own interval
+    and rule code on the arrays it would build from a folder (cost intervals by the delta method, max-T
+    with 2,000 draws per task), against the selected best workflow or a named `comparator`."""
+    from benchmarks.bounds import bounds
+    from benchmarks.rule import decide, verdicts
+
+    rng = np.random.default_rng(seed)
+    order = ["agent", *[p for p in s.success if p != "agent"]]
+    if comparator is not None:
+        order = ["agent", comparator]
+    out = []
+    for start in range(0, reps, chunk):
+        success, cost = draw_arrays(s, min(chunk, reps - start), rng)
+        keep = [0, *[1 + [p for p in s.success if p != "agent"].index(w) for w in order[1:]]]
+        b = bounds(success[..., keep], cost[..., keep], seed=seed + start, method="delta", draws=2000)
+        out.append(verdicts(decide(b, margin, cost_margin)[0]))
+    return np.concatenate(out)
+
+
+def sequential_verdicts(s: Scenario, reps: int, seed: int, batch: int, spending: str = "obf",
+                        comparator: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(verdict, look it stopped at) for `reps` tasks of `s.instances` instances at most, run in batches
+    under the group-sequential design: the criterion's own code at each look's levels, vectorised."""
+    from benchmarks.bounds import bounds
+    from benchmarks.rule import decide, verdicts
+    from benchmarks.sequential import design
+
+    d = design(batch, s.instances, spending)
+    order = [p for p in s.success if p != "agent"]
+    keep = [0, *([1 + order.index(comparator)] if comparator else range(1, len(order) + 1))]
+    success, cost = draw_arrays(s, reps, np.random.default_rng(seed))
+    success, cost = success[..., keep], cost[..., keep]
+    verdict = np.full(reps, "", dtype=object)
+    look_of = np.zeros(reps, dtype=int)
+    for look, n in enumerate(d.looks, start=1):
+        live = look_of == 0
+        b = bounds(success[live, :n], cost[live, :n], d.levels(look), seed=seed + look, method="delta", draws=2000)
+        now = verdicts(decide(b, 0.05, 0.10)[0])
+        done = (now != "inconclusive") | (look == len(d.looks))
+        idx = np.flatnonzero(live)[done]
+        verdict[idx], look_of[idx] = now[done], look
+    return verdict, look_of

@@ -1,191 +1,129 @@
-"""The comparison's intervals against hand-computed cases, every branch of the verdict rule, the three
-comparator modes, and the one-line errors for a bad --margin or --comparator."""
+"""The comparison's intervals against hand-computed cases: paired differences on pairwise-complete
+instances, the 1/n floor, [-1, 1] clipping, the max-T critical value, the paired cost ratio the criterion
+prints, and the price of an extra success (Fieller's interval, by hand)."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as st
 
-from benchmarks.cli import main
-from benchmarks.comparison import Pair, compare, diff_se, instances_needed, max_t_quantile, t_quantile
+from benchmarks.comparison import compare
 from benchmarks.criterion import criterion_table
-from benchmarks.verdict import check_margin, decide_declared, decide_selected
+from benchmarks.intervals import max_t_quantile, t_quantile
+from benchmarks.tradeoff import price
 from tests.test_criterion import trials, write_folder
 
-NAN2 = (math.nan, math.nan)
 
-
-def pair(name: str, ci: tuple[float, float], cost: tuple[float, float] = (0.5, 2.0), ci90: tuple[float, float] | None
-         = None, sim: tuple[float, float] | None = None, diff: float | None = None) -> Pair:
-    """A comparison with chosen intervals (the 90% and simultaneous ones default to the 95% one)."""
-    mid = (ci[0] + ci[1]) / 2 if diff is None else diff
-    return Pair(name, 30, mid, 0.05, ci, ci90 or ci, sim or ci, sim or ci, 1.0, cost, cost)
-
-
-# --- the intervals, by hand -------------------------------------------------------------------------
-
-def test_a_paired_difference_by_hand(tmp_path: Path) -> None:
+def test_a_paired_difference_by_hand() -> None:
     # 4 instances × 2 trials. Per-instance agent - chain: 1, 0, 0, 1 -> mean 0.5, sd sqrt(1/3), se sqrt(1/3)/2
     rows = trials("agent", 4, 2, lambda i, t: True, 0.002) + trials("chain", 4, 2, lambda i, t: i in (1, 2), 0.001)
-    df = pd.DataFrame(rows)
-    (p,) = compare(df, ["chain"])
+    (p,) = compare(pd.DataFrame(rows), ["chain"])
     se = math.sqrt(1 / 3) / 2
-    assert p.diff == 0.5 and p.se == pytest.approx(se)
-    assert p.ci == pytest.approx((0.5 - 3.182446 * se, 0.5 + 3.182446 * se), abs=1e-5)  # t(0.975, 3 df)
-    assert p.ci90 == pytest.approx((0.5 - 2.353363 * se, 0.5 + 2.353363 * se), abs=1e-5)
+    assert p.diff == 0.5 and p.se == pytest.approx(se) and p.instances == 4
+    # the success leg's 97.5% interval: t(0.9875, 3 df) = 4.176535; its upper end clipped at 1
+    assert p.ci == pytest.approx((0.5 - 4.176535 * se, 1.0), abs=1e-5)
+    assert p.ci90 == pytest.approx((0.5 - 2.353363 * se, 1.0), abs=1e-5)  # t(0.95, 3 df)
     # one comparison: the simultaneous interval is the plain one; costs are constant: ratio 0.5 exactly
     assert p.sim == pytest.approx(p.ci) and p.cost_ratio == pytest.approx(0.5)
     assert p.cost_ci == pytest.approx((0.5, 0.5))
 
 
-def test_no_spread_gets_the_floor_of_one_discordant_instance() -> None:
-    assert diff_se(np.zeros(20)) == pytest.approx(1 / 20)
-    assert diff_se(np.array([1.0, 0.0, 0.0, 0.0])) == pytest.approx(0.25)  # sd 0.5 / 2 = 0.25 = 1/4 too
-    assert math.isnan(diff_se(np.array([1.0])))
+def test_a_success_difference_stays_inside_minus_one_to_one() -> None:
+    # the agent always succeeds, the workflow never: +1 with the floor se 1/20 gave "+1.00 [+0.88, +1.12]"
+    rows = trials("agent", 20, 3, lambda i, t: True, 0.002) + trials("chain", 20, 3, lambda i, t: False, 0.001)
+    (p,) = compare(pd.DataFrame(rows), ["chain"])
+    assert p.diff == 1.0 and p.se == pytest.approx(1 / 20)  # no spread: one discordant instance in 20
+    assert p.ci == pytest.approx((1 - 2.433440 * 0.05, 1.0), abs=1e-5)  # t(0.9875, 19 df)
+    for low, high in (p.ci, p.ci90, p.sim, p.sim90):
+        assert -1 <= low <= high <= 1
+
+
+def test_each_comparison_uses_the_instances_it_has() -> None:
+    # chain missed instances 4 and 5; single ran all six: its comparison keeps them (pairwise-complete)
+    rows = (trials("agent", 6, 2, lambda i, t: True, 0.002) + trials("single", 6, 2, lambda i, t: i < 4, 0.001)
+            + [r for r in trials("chain", 6, 2, lambda i, t: True, 0.001) if r["instance"] < "toy-0004"])
+    chain, single = compare(pd.DataFrame(rows), ["chain", "single"])
+    assert (chain.instances, single.instances) == (4, 6)
+    # single: per-instance differences 0, 0, 0, 0, 1, 1 -> 1/3 (complete cases alone would give 0)
+    assert single.diff == pytest.approx(1 / 3) and single.se == pytest.approx(math.sqrt(4 / 15) / math.sqrt(6))
+    assert chain.diff == 0.0
 
 
 def test_the_max_t_critical_value() -> None:
-    rng = np.random.default_rng(1)
-    one = rng.normal(size=(30, 1))
-    assert max_t_quantile(one, 0.95) == pytest.approx(t_quantile(0.95, 30))
-    same = np.repeat(one, 6, axis=1)  # six identical comparisons are one comparison
-    assert max_t_quantile(same, 0.95) == pytest.approx(t_quantile(0.95, 30), abs=0.05)
-    independent = rng.normal(size=(2000, 6))  # six independent ones: Šidák, the 0.95^(1/6) quantile
-    assert max_t_quantile(independent, 0.95) == pytest.approx(t_quantile(0.95 ** (1 / 6), 2000), abs=0.05)
+    df = np.array([29.0])
+    one = max_t_quantile(np.eye(1)[None], df, (0.95,))
+    assert one[0, 0] == pytest.approx(float(t_quantile(0.95, 29)))
+    same = max_t_quantile(np.ones((1, 6, 6)), df, (0.95,))  # six identical comparisons are one comparison
+    assert same[0, 0] == pytest.approx(float(t_quantile(0.95, 29)), abs=0.05)
+    independent = max_t_quantile(np.eye(6)[None], np.array([1999.0]), (0.95,))  # Šidák: the 0.95^(1/6) quantile
+    assert independent[0, 0] == pytest.approx(float(t_quantile(0.95 ** (1 / 6), 1999)), abs=0.05)
 
 
-def test_instances_needed_is_prospective() -> None:
-    # sd 0.5 and a difference of 0.2: ((1.96 + 0.84) × 0.5 / 0.2)² = 49.05 -> 50
-    assert instances_needed(0.2, 0.5, 0.05) == 50
-    # a difference near 0 is settled by showing equivalence within the margin, at distance 0.05
-    assert instances_needed(0.0, 0.5, 0.05) == math.ceil((2.8016 * 0.5 / 0.05) ** 2)
+def test_the_printed_cost_ratio_is_the_paired_one(tmp_path: Path) -> None:
+    # agent's cost grows with the instance; chain costs half the agent's on each instance it ran, but it
+    # ran only the three cheapest. All rows: (0.5 × 0.002) / 0.0035 = 0.29; paired: 0.5 exactly.
+    def priced(rows: list[dict[str, Any]], per: float) -> list[dict[str, Any]]:
+        return [r | {"cost_usd": per * (1 + int(r["instance"][-1]))} for r in rows]
 
-
-# --- the rule, branch by branch (declared comparator) ------------------------------------------------
-
-@pytest.mark.parametrize(("ci", "cost", "ci90", "verdict", "says"), [
-    ((-0.4, -0.1), (1.5, 3.0), None, "workflow", "significantly more successful"),  # even though dearer
-    ((0.1, 0.4), (0.1, 0.2), None, "agent", "significantly more successful"),  # even though dearer
-    ((-0.1, 0.04), (0.2, 0.5), None, "workflow", "no worse than 0.05 and significantly cheaper"),
-    ((-0.04, 0.1), (1.5, 2.5), None, "agent", "no worse than 0.05 and significantly cheaper"),
-    ((-0.1, 0.2), (0.2, 0.5), None, "inconclusive", "significantly cheaper, but not shown"),  # cheaper, may be worse
-    ((-0.06, 0.06), (0.8, 1.2), (-0.04, 0.04), "either", "equivalent within ±0.05"),
-    ((-0.06, 0.06), (0.5, 0.9), (-0.04, 0.04), "inconclusive", "significantly cheaper"),  # equivalent, one cheaper
-    ((-0.3, 0.3), (0.8, 1.2), None, "inconclusive", "not shown equivalent"),
-    ((-0.1, 0.04), NAN2, None, "inconclusive", "not shown equivalent"),  # unknown cost is never "cheaper"
-    (NAN2, (0.5, 0.9), None, "inconclusive", "too few instances"),
-])
-def test_the_declared_rule(ci: tuple[float, float], cost: tuple[float, float], ci90: tuple[float, float] | None,
-                           verdict: str, says: str) -> None:
-    v = decide_declared(pair("chain", ci, cost, ci90), margin=0.05)
-    assert (v.verdict, v.comparator) == (verdict, "chain") and says in v.reason, v.reason
-
-
-def test_the_margin_moves_non_inferiority() -> None:
-    p = pair("chain", (-0.1, 0.08), (0.2, 0.5))
-    assert decide_declared(p, 0.05).verdict == "inconclusive" and decide_declared(p, 0.10).verdict == "workflow"
-
-
-# --- the rule against the selected best workflow ----------------------------------------------------
-
-def test_selected_the_agent_must_beat_every_workflow() -> None:
-    good = [pair("chain", (0.1, 0.3)), pair("route", (0.05, 0.3))]
-    v = decide_selected(good, good[1])
-    assert v.verdict == "agent" and v.diff_ci[0] == 0.05
-    mixed = [pair("chain", (0.1, 0.3)), pair("route", (-0.01, 0.3))]  # not beaten: route
-    assert decide_selected(mixed, mixed[1]).verdict != "agent"
-
-
-def test_selected_a_workflow_wins_only_on_its_simultaneous_interval() -> None:
-    # route's plain interval is below 0, its simultaneous one is not: no claim
-    flows = [pair("chain", (-0.2, 0.2)), pair("route", (-0.3, -0.01), sim=(-0.35, 0.04))]
-    assert decide_selected(flows, flows[1]).verdict == "inconclusive"
-    flows = [pair("chain", (-0.2, 0.2)), pair("route", (-0.3, -0.05), sim=(-0.35, -0.01))]
-    v = decide_selected(flows, flows[1])
-    assert v.verdict == "workflow" and v.comparator == "route" and v.diff_ci == (-0.3, -0.01)
-
-
-def test_selected_non_inferiority_and_cost() -> None:
-    # a workflow no worse than the margin (simultaneously) and significantly cheaper (simultaneously)
-    flows = [pair("chain", (-0.2, 0.2), (1.2, 2.0)), pair("single", (-0.08, 0.03), (0.1, 0.3))]
-    assert decide_selected(flows, flows[0]).verdict == "workflow"
-    # the agent: no worse than every workflow, and each one it does not beat costs significantly more
-    flows = [pair("chain", (-0.03, 0.1), (1.5, 2.0)), pair("single", (0.2, 0.4), (0.1, 0.3))]
-    v = decide_selected(flows, flows[0])
-    assert v.verdict == "agent" and "every workflow" in v.reason
-    flows = [pair("chain", (-0.03, 0.1), (1.5, 2.0)), pair("single", (-0.02, 0.4), (0.1, 0.3))]
-    assert decide_selected(flows, flows[0]).verdict == "inconclusive"  # single is cheaper and not beaten
-
-
-def test_selected_equivalence_with_the_best() -> None:
-    flows = [pair("chain", (-0.04, 0.04), (0.8, 1.2)), pair("single", (0.01, 0.2), (0.8, 1.2))]
-    assert decide_selected(flows, flows[0]).verdict == "either"
-
-
-def test_the_margin_must_be_a_share() -> None:
-    assert check_margin(0.1) == 0.1
-    for bad in (0, 0.5, -0.1, 2, math.nan):
-        with pytest.raises(ValueError, match=r"between 0 and 0\.5"):
-            check_margin(bad)
-
-
-# --- comparator modes on a folder ----------------------------------------------------------------
-
-def _pipeline_folder(tmp_path: Path) -> Path:
-    rows = (trials("chain", 60, 3, lambda i, t: i % 5 != 0, 0.001, task="pipeline")
-            + trials("route", 60, 3, lambda i, t: True, 0.002, task="pipeline")
-            + trials("agent", 60, 3, lambda i, t: i % 5 != 0, 0.004, task="pipeline"))
-    out = write_folder(tmp_path, rows)
-    (out / "manifest.json").write_text(json.dumps({"model": "sim", "seed": 0, "tasks": ["pipeline"]}))
-    return out
-
-
-def test_the_three_comparator_modes(tmp_path: Path) -> None:
-    out = _pipeline_folder(tmp_path)
-    declared = criterion_table(out).iloc[0]  # pipeline declares chain
-    assert (declared.comparator, declared.comparator_mode) == ("chain", "declared by the family")
-    assert declared.verdict == "workflow"  # equally successful, a quarter of the cost
-    assert declared.fit_graph == "chain"  # the fit is against the declared graph, not the winner's
-    named = criterion_table(out, comparator="route").iloc[0]
-    assert (named.comparator, named.comparator_mode) == ("route", "named with --comparator")
-    selected = criterion_table(out, comparator="selected").iloc[0]
-    assert selected.comparator == "route" and selected.comparator_mode.startswith("selected")
-    missing = criterion_table(out, comparator="parallel").iloc[0]
-    assert missing.verdict == "inconclusive" and "no runs of the comparator parallel" in missing.note
-
-
-def test_an_unknown_task_label_has_an_unknown_fit(tmp_path: Path) -> None:
-    rows = trials("chain", 10, 2, lambda i, t: True, 0.001, task="mine") + trials("agent", 10, 2, lambda i, t: True,
-                                                                                   0.002, task="mine")
+    rows = priced(trials("agent", 6, 2, lambda i, t: True, 0), 0.001)
+    rows += priced(trials("chain", 3, 2, lambda i, t: True, 0), 0.0005)
     r = criterion_table(write_folder(tmp_path, rows)).iloc[0]
-    assert pd.isna(r.fit_share) and r.comparator_mode.startswith("selected")
+    assert r.cost_ratio == pytest.approx(0.5) and r.cost_ci_low <= r.cost_ratio <= r.cost_ci_high
+    assert r.instances == 3 and r.success_diff == 0.0
 
 
-@pytest.mark.parametrize(("flags", "says"), [
-    (["--margin", "0.7"], "between 0 and 0.5"),
-    (["--margin", "zero"], "between 0 and 0.5"),
-    (["--margin", "0"], "between 0 and 0.5"),
-    (["--comparator", "agent"], "expected declared, selected or a workflow"),
-    (["--comparator", "best"], "expected declared, selected or a workflow"),
-])
-@pytest.mark.parametrize("command", ["criterion", "report"])
-def test_bad_verdict_options_are_one_line_and_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                       command: str, flags: list[str], says: str) -> None:
-    out = _pipeline_folder(tmp_path)
-    assert main([command, str(out), *flags]) == 2
-    err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1 and says in err, err
-    assert not (out / "criterion.csv").exists()
+def _priced(value: float | None = None, path: Path | None = None) -> pd.DataFrame:
+    # 10 instances, 1 trial: the agent always succeeds, chain on instances 6-9; the agent costs $0.003 more
+    rows = trials("agent", 10, 1, lambda i, t: True, 0.004) + trials("chain", 10, 1, lambda i, t: i >= 6, 0.001)
+    return pd.DataFrame(rows) if path is None else criterion_table(write_folder(path, rows), value_per_success=value)
 
 
-def test_the_cli_takes_a_margin_and_a_comparator(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = _pipeline_folder(tmp_path)
-    assert main(["criterion", str(out), "--margin", "0.1", "--comparator", "route"]) == 0
-    back = pd.read_csv(out / "criterion.csv")
-    assert back.loc[0, "comparator"] == "route" and back.loc[0, "margin"] == 0.1
-    assert (out / "criterion_pairs.csv").exists() and "criterion_pairs.csv" in capsys.readouterr().out
+def test_the_price_of_the_extra_success_by_hand() -> None:
+    g = _priced()
+    (pair,) = compare(g, ["chain"])
+    p = price(g, pair)
+    assert p is not None and p.side == "agent" and p.times == pytest.approx(4.0) and p.extra == pytest.approx(0.6)
+    # a constant cost difference c over success differences with mean 0.6 and se s: Fieller's interval is
+    # c / (0.6 ± t s), the t interval of the mean inverted
+    s, t = math.sqrt(0.6 * 0.4 * 10 / 9) / math.sqrt(10), st.t.ppf(0.975, 9)
+    assert p.usd == pytest.approx(0.005)
+    assert (p.low, p.high) == pytest.approx((0.003 / (0.6 + t * s), 0.003 / (0.6 - t * s)))
+    assert p.text().startswith("agent: +0.60 success at 4.00× cost, $0.005 per extra success [$0.00309, $0.013]")
+
+
+def test_no_price_when_the_better_side_is_not_costlier() -> None:
+    g = _priced()
+    g.loc[g["pattern"] == "chain", "cost_usd"] = 0.004  # the same cost: nothing to price
+    (pair,) = compare(g, ["chain"])
+    assert price(g, pair) is None
+
+
+def test_the_criterion_prints_the_price(tmp_path: Path) -> None:
+    r = _priced(path=tmp_path).iloc[0]
+    assert r.verdict == "agent" and r.price_side == "agent" and r.price_per_success == pytest.approx(0.005)
+    assert "$0.005 per extra success" in r.note
+
+
+def test_a_value_per_success_decides_by_net_value(tmp_path: Path) -> None:
+    # net value per trial, agent - chain: 0.05 × (success diff) - 0.003 has mean +0.027: the agent's extra
+    # successes are worth their cost; at $0.001 a success every extra one costs more than it earns
+    worth = _priced(0.05, tmp_path / "a").iloc[0]
+    assert worth.verdict == "agent" and worth.value_diff == pytest.approx(0.027)
+    assert worth.value_ci_low > 0 and "net value" in worth.reason and "$+0.027" in worth.note
+    cheap = _priced(0.001, tmp_path / "b").iloc[0]
+    assert cheap.verdict == "workflow" and cheap.value_diff == pytest.approx(0.001 * 0.6 - 0.003)
+    assert cheap.value_ci_high < 0 and cheap.value_per_success == 0.001
+
+
+def test_identical_net_values_over_few_instances_are_not_called_equivalent(tmp_path: Path) -> None:
+    # the floor of one discordant instance in n holds on net value too: its unit, a success's value
+    few = trials("agent", 20, 3, lambda i, t: True, 0.001) + trials("chain", 20, 3, lambda i, t: True, 0.001)
+    assert criterion_table(write_folder(tmp_path / "few", few), value_per_success=1.0).iloc[0].verdict == "inconclusive"
+    many = trials("agent", 200, 3, lambda i, t: True, 0.001) + trials("chain", 200, 3, lambda i, t: True, 0.001)
+    assert criterion_table(write_folder(tmp_path / "many", many), value_per_success=1.0).iloc[0].verdict == "either"

@@ -7,5 +7,5 @@ the top: heavy imports go inside `run`, so that `wva --help` stays fast.
 
 from __future__ import annotations
 
-COMMANDS: tuple[str, ...] = ("bench", "criterion", "report", "sweep", "run", "graph", "audit", "tasks", "models",
-                              "sim_server")
+COMMANDS: tuple[str, ...] = ("bench", "criterion", "plan", "report", "sweep", "run", "graph", "audit", "tasks",
+                              "models", "sim_server")

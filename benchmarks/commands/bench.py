@@ -10,6 +10,7 @@ from typing import Any
 from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL
 
 from ._common import PROMPT_CACHE_HELP, UsageError, model_spec, on_off, positive_int
+from .criterion import add_verdict_options, verdict_options
 
 
 def csv_list(text: str) -> tuple[str, ...]:
@@ -70,6 +71,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "OTEL_EXPORTER_OTLP_ENDPOINT, or the console (stderr); runs the sweep in this process")
     p.add_argument("--otel-content", action="store_true",
                    help="with --otel: include prompt and completion text in the spans (off by default)")
+    add_verdict_options(p)  # how the verdicts printed at the end are reached
     return p
 
 
@@ -128,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     try:  # the recommendation per task; a failure here must never cost the bench's results, already written
         from benchmarks.criterion import format_verdicts, write_criterion
 
-        print("\n" + format_verdicts(write_criterion(outcome.out)))
+        print("\n" + format_verdicts(write_criterion(outcome.out, **verdict_options(args))))
     except Exception as exc:
         print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
     print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")

@@ -33,22 +33,57 @@ def comparator(text: str) -> str:
     raise argparse.ArgumentTypeError(f"expected declared, selected or a workflow ({', '.join(flows)}), got {text!r}")
 
 
+def cost_margin(text: str) -> float:
+    """--cost-margin: a share of cost from 0 to below 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to below 1, got {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to below 1 (a share of cost), got {value:g}")
+    return value
+
+
+def usd(text: str) -> float:
+    """--value-per-success: a positive amount of USD."""
+    try:
+        value = float(text.strip().lstrip("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number of USD, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of USD, got {text!r}")
+    return value
+
+
 def add_verdict_options(p: argparse.ArgumentParser) -> None:
-    """--margin and --comparator, shared by `criterion` and `report`."""
+    """--margin, --comparator, --cost-margin and --value-per-success: every command that prints verdicts."""
     p.add_argument("--margin", type=margin, default=0.05, metavar="DELTA",
                    help="non-inferiority margin on success (default 0.05: five points)")
     p.add_argument("--comparator", type=comparator, default="declared", metavar="NAME",
                    help="the workflow the agent is compared with: 'declared' (the family's own, else selected; the "
                    "default), 'selected' (the best workflow, with selection-proof intervals) or a pattern name")
+    p.add_argument("--cost-margin", type=cost_margin, default=0.10, metavar="SHARE",
+                   help="the saving that counts as cheaper: the cheaper side must cost at most 1 - SHARE of the "
+                   "other (default 0.10: 10%%)")
+    p.add_argument("--value-per-success", type=usd, default=None, metavar="USD",
+                   help="what one success is worth: decide by net value per trial (success × USD − cost) instead")
+
+
+def verdict_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The verdict options of parsed arguments, as `criterion_tables`/`write_criterion` take them."""
+    return {"margin": args.margin, "comparator": args.comparator, "cost_margin": args.cost_margin,
+            "value_per_success": args.value_per_success}
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "criterion", help="test the workflow-or-agent rule on a results folder; write criterion.csv",
         description="Per task: how predictable the agent's own traces are (with a 95%% CI), the agent against a "
-        "comparator workflow (declared by the family, named, or selected without bias): the success difference "
-        "with a 95%% CI clustered by instance, cost ratio with its CI, latency and steps ratios, the Pareto front; "
-        "the verdict by a symmetric rule with a non-inferiority margin; the chapter's prediction from "
+        "comparator workflow (declared by the family, named, or selected without bias): the paired success "
+        "difference with the 97.5%% CI the rule reads (clustered by instance), the cost ratio with its 95%% CI, "
+        "latency and steps ratios, the Pareto front, the price of an extra success where the more successful side "
+        "costs more; the verdict by a symmetric, monotone rule with a success margin and a cost margin (or by net "
+        "value per trial, with --value-per-success); the chapter's prediction from "
         "predictability alone, and whether they agree. Prints the table, writes DIR/criterion.csv and "
         "DIR/criterion_pairs.csv (the agent against every workflow, with simultaneous intervals).")
     p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench'")
@@ -63,7 +98,7 @@ def table_text(df: pd.DataFrame) -> str:
     def num(x: Any, fmt: str) -> str:
         return "-" if pd.isna(x) else format(x, fmt)
 
-    head = (f"{'task':<22} {'predict.':>8} {'comparator':<17} {'agent':>6} {'wf':>6} {'diff [95% CI]':>21} "
+    head = (f"{'task':<22} {'predict.':>8} {'comparator':<17} {'agent':>6} {'wf':>6} {'diff [97.5% CI]':>21} "
             f"{'cost×':>6} {'lat.×':>6} {'steps×':>6}  {'verdict':<12} {'chapter':<9} agrees")
     lines = [head]
     for r in df.itertuples():
@@ -76,13 +111,12 @@ def table_text(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def load_or_fail(folder: Path, margin: float = 0.05, comparator: str = "declared") -> tuple[pd.DataFrame,
-                                                                                              pd.DataFrame]:
+def load_or_fail(folder: Path, **options: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The criterion and pairs tables of a folder, every problem with the folder a one-line UsageError."""
     from benchmarks.criterion import criterion_tables
 
     try:
-        return criterion_tables(folder, margin=margin, comparator=comparator)
+        return criterion_tables(folder, **options)
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
 
@@ -90,7 +124,7 @@ def load_or_fail(folder: Path, margin: float = 0.05, comparator: str = "declared
 def run(args: argparse.Namespace) -> int:
     from benchmarks.criterion import NAME, PAIRS, format_verdicts, write_criterion
 
-    df, pairs = load_or_fail(args.dir, args.margin, args.comparator)
+    df, pairs = load_or_fail(args.dir, **verdict_options(args))
     write_criterion(args.dir, df, pairs=pairs)
     print(table_text(df))
     print()

@@ -25,10 +25,10 @@ def run(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")  # files only: the command line never needs a window (a notebook keeps its backend)
     from benchmarks.report import write_report
 
-    from .criterion import load_or_fail
+    from .criterion import load_or_fail, verdict_options
 
     # every problem with the folder is found here, as a usage error
-    df, pairs = load_or_fail(args.dir, args.margin, args.comparator)
+    df, pairs = load_or_fail(args.dir, **verdict_options(args))
     for path in write_report(args.dir, df, pairs):
         print(path)
     return 0

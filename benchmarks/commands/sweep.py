@@ -10,6 +10,7 @@ from typing import Any
 from benchmarks.names import DEFAULT_MODEL
 
 from ._common import UsageError, model_spec, positive_int
+from .criterion import add_verdict_options, verdict_options
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -40,6 +41,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default: 0)")
     p.add_argument("--resume", action="store_true", help="keep finished trials in --out and run only the missing")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_verdict_options(p)  # how each setting's verdict is reached
     return p
 
 
@@ -74,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         bar["p"] = Progress(total, done=done, quiet=args.quiet)
 
     outcome = asyncio.run(run_sweep(args.family, axes, config, on_start=start,
-                                    on_trial=lambda row: bar["p"].update(row["terminal"] == "error")))
+                                    on_trial=lambda row: bar["p"].update(row["terminal"] == "error"),
+                                    verdict=verdict_options(args)))
     bar["p"].close()
     print(flips_text(outcome))
     print(f"\nsweep.csv, verdict_map.png, criterion.csv and the runs written to {outcome.out}/")
