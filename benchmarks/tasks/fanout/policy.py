@@ -87,9 +87,19 @@ class FanoutPolicy:
             return self._plan(prompt, decide)
         if step == "evaluate":
             return self._evaluate(prompt, decide)
-        if step == "aggregate" or not request.tools:
-            return text(self._answer(prompt, records_in(prompt), decide, self._rechecks(prompt)))
+        if step == "aggregate" or not request.tools:  # the records at hand: in the prompt and in tool results
+            return text(self._answer(prompt, self._records(request, prompt), decide, self._rechecks(prompt)))
         return self._tool_step(step, request, decide)
+
+    @staticmethod
+    def _records(request: Request, prompt: str) -> dict[str, Any]:
+        """Every record the request shows: quoted in its prompt, or returned by a lookup earlier in the
+        conversation (a model answering without tools still reads the results it was given)."""
+        have = records_in(prompt)
+        for result in request.tool_results():
+            if not result["is_error"]:
+                have.update(records_in(result["content"]))
+        return have
 
     def _rechecks(self, instructions: str) -> int:
         """How often the call may judge (and recompute) its answer: `rechecks` when told to check it."""
