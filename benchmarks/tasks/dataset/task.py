@@ -110,6 +110,11 @@ class DatasetTask:
                 return spec
         return generic_design(pattern, self, env.tools if len(env.tools) else None)
 
+    @property
+    def model_graded(self) -> bool:
+        """Whether `agrade` calls a model (`model:<rubric>`); the harness runs any other scorer off the event loop."""
+        return self.scorer.rubric is not None
+
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
         return self.scorer(instance, output)
 
