@@ -170,9 +170,10 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
         from .shards import run_sharded, workers_for
 
         workers = workers_for(config, len(todo), model_given=not owns_model)
+        executed: dict[str, Any] = {}  # what the shards' executor says of itself (a Ray cluster's address, nodes)
         try:
             if todo and (workers > 1 or config.executor != "local"):
-                await run_sharded(config, todo, workers, record)
+                executed = await run_sharded(config, todo, workers, record)
             else:
                 await run_specs(todo, model, policies, config, config.concurrency, config.max_in_flight, record)
         except ReplayMismatch:
@@ -184,7 +185,7 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
             if owns_model:
                 await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
     records = [done[s.run_id] for s in specs]
-    doc = manifest(**settings_of(config), workers=workers, started=started,
+    doc = manifest(**settings_of(config), **{"workers": workers, **executed}, started=started,
                    finished=datetime.now(UTC).isoformat(timespec="seconds"),
                    sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
     runs, summary = write_outputs(config.out, records, doc)

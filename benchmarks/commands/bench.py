@@ -100,13 +100,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     notes = task_notes(families, args.patterns, args.model)
-    if args.executor == "ray":
-        from benchmarks.shards import import_ray
+    if args.executor == "ray":  # connected now, before anything is written, or one line and exit 2 (ClusterError)
+        from benchmarks.ray_cluster import connect
 
-        try:
-            import_ray()
-        except RuntimeError as exc:
-            raise UsageError(str(exc)) from None
+        connect(args.address)
     for line in notes["warnings"]:
         print(f"wva: warning: {line}", file=__import__("sys").stderr)
     progress: dict[str, Progress] = {}
