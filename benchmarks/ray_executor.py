@@ -107,7 +107,7 @@ async def _run_chunks(ray: Any, config: BenchConfig, todo: list[TrialSpec], work
                 await asyncio.to_thread(head.check)
     except Exception as exc:
         pending = [] if isinstance(exc, ClusterError) else pending  # a lost cluster has nothing left to cancel
-        raise _explained(ray, exc, config) from None
+        raise explained(ray, exc, config) from None
     finally:
         for ref in pending:  # an interrupt or a failure: nothing keeps running, or spending, on the cluster
             ray.cancel(ref, force=True)
@@ -141,7 +141,7 @@ class Head:
                                    exit_status=1, resumable=True) from None
 
 
-def _explained(ray: Any, exc: Exception, config: BenchConfig) -> Exception:
+def explained(ray: Any, exc: Exception, config: BenchConfig) -> Exception:
     """A task's own exception as it was raised (a cassette that does not match, …); a node that cannot read
     the sweep's files, or a lost cluster, as a `ClusterError`."""
     cause = getattr(exc, "cause", None) if isinstance(exc, ray.exceptions.RayTaskError) else None

@@ -122,3 +122,22 @@ def test_what_ray_says_becomes_one_line_and_no_address_shows_a_secret() -> None:
     stuck = reason("10.0.0.5:6379", "[...] Failed to get cluster ID from GCS server: TimedOut", timed_out=True)
     assert stuck.startswith("no Ray cluster answered at 10.0.0.5:6379 within 15 s")
     assert "\n" not in auto + stuck
+
+
+def test_a_node_that_cannot_read_the_task_file_stops_the_sweep_with_one_line_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.bench import BenchConfig
+    from benchmarks.ray_executor import NodeSetupError, explained, run_chunk, shipped
+
+    monkeypatch.chdir(ROOT)
+    config = BenchConfig(tasks=("examples/tickets/tickets.toml:votes=5",), out=tmp_path, executor="ray",
+                         model="replay:examples/tickets/cassette.jsonl")
+    sent, model_spec = shipped(config)  # what the workers get: absolute paths; the labels stay as they were
+    assert sent.tasks == (f"{ROOT / 'examples/tickets/tickets.toml'}:votes=5",) and sent.model == config.model
+    assert model_spec == f"replay:{ROOT / 'examples/tickets/cassette.jsonl'}"
+    elsewhere = BenchConfig(tasks=(str(tmp_path / "gone" / "tickets.toml"),), out=tmp_path, executor="ray")
+    with pytest.raises(NodeSetupError, match=r"tickets.toml' does not exist \(on Ray node ") as raised:
+        run_chunk(elsewhere, ["x"], 1, 1)  # what a worker on a node without the file does
+    error = explained(ray, ray.exceptions.RayTaskError("run_chunk", "", raised.value), config)
+    assert isinstance(error, ClusterError) and error.exit_status == 2
+    assert str(error).startswith("a Ray worker cannot set the sweep up: ValueError: task file ")
