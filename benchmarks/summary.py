@@ -46,7 +46,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
             "cost_per_success": (float(costs.sum()) / wins if wins else math.inf) if cost_known else math.nan,
             "latency_p50": percentile(list(g["latency_s"]), 50), "latency_p95": percentile(list(g["latency_s"]), 95),
             "error_rate": float((g["terminal"] == "error").mean()), "retries_mean": g["retries"].mean(),
-            "code_errors": code_errors.count(g["error_kinds"]),
+            "code_errors": code_errors.count(g["error_kinds"]) if "error_kinds" in g else 0,
         }
         counts = g["terminal"].value_counts()
         row.update({f"terminal_{t}": int(counts.get(t, 0)) for t in TERMINALS})

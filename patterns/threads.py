@@ -1,12 +1,13 @@
 """Worker threads for blocking user code (sync tools, scorers) whose hangs cost nothing but their own thread.
 
 `call_in_thread(fn, timeout_s, key=...)` runs `fn()` in a worker thread and raises `TimeoutError` when
-it overruns. Python cannot stop a thread, so a call that timed out keeps its thread until it returns;
-that thread is *abandoned*: it no longer counts against the pool's size (a replacement starts when
-work is waiting), so later calls — healthy ones included — find a free thread as if nothing had
-happened. Every thread is a daemon, so neither `asyncio.run` nor the interpreter waits for a call that
-never returns: the process still exits. (asyncio's default executor does both wrong: its 6 threads on
-2 cores fill up with hung calls, then every call times out, and the process waits for them at exit.)
+it overruns. The pool has a thread for every call in flight (reused when idle; up to `SIZE`), so a call
+that hangs never delays another. Python cannot stop a thread, so a call that timed out keeps its
+thread until it returns; that thread is *abandoned*: it leaves the pool, so later calls — healthy ones
+included — find a free thread as if nothing had happened. Every thread is a daemon, so neither
+`asyncio.run` nor the interpreter waits for a call that never returns: the process still exits.
+(asyncio's default executor does both wrong: its 6 threads on 2 cores fill up with hung calls, then
+every call times out, and the process waits for them at exit.)
 
 A hang that repeats would leak one thread per call, so the abandoned threads are counted per `key`
 (a tool, a scorer): once `MAX_STUCK` calls of one key are stuck at once, the next call of that key
@@ -30,7 +31,8 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 MAX_STUCK = 32  # stuck calls of one key (a tool, a scorer) before its next calls fail at once
-SIZE = min(32, (os.cpu_count() or 1) + 4)  # threads not stuck: asyncio's default executor's size
+SIZE = 256  # threads in the pool at most (stuck ones not counted); beyond it, calls wait for one
+IDLE_S = 60.0  # an idle thread leaves after this long
 
 
 class Stuck(TimeoutError):
@@ -57,24 +59,32 @@ class _Call:
 
 
 class ThreadPool:
-    """Daemon threads taking calls from one queue; a stuck call's thread is abandoned and replaced."""
+    """Daemon threads taking calls from one queue, one per call in flight (up to `size`, idle ones reused).
+
+    The counts that decide whether a call needs a new thread (`_queued` calls not yet taken, `_waiting`
+    threads ready to take one) change together under one lock, so a call never waits for a thread that
+    is busy, let alone stuck, while the pool has room; a stuck call's thread leaves the pool for good."""
 
     def __init__(self, size: int = SIZE) -> None:
         self.size = size
         self._calls: queue.SimpleQueue[_Call] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._idle = threading.Semaphore(0)  # one permit per idle thread, as in ThreadPoolExecutor
-        self._live = 0  # threads not abandoned
+        self._queued = 0  # calls put and not yet taken by a thread
+        self._waiting = 0  # threads ready to take one
+        self._live = 0  # threads in the pool (neither stuck nor gone)
         self.stuck: Counter[object] = Counter()  # abandoned calls still running, per key
 
     def submit(self, fn: Callable[[], Any], key: object = None) -> _Call:
+        call = _Call(fn, key)
         with self._lock:
             if key is not None and self.stuck[key] >= MAX_STUCK:
                 raise Stuck(f"{self.stuck[key]} earlier calls are still running")
-        call = _Call(fn, key)
+            self._queued += 1
+            grow = self._queued > self._waiting and self._live < self.size
+            self._live += grow
         self._calls.put(call)
-        if not self._idle.acquire(blocking=False):
-            self._grow()
+        if grow:
+            threading.Thread(target=self._work, name="wva-worker", daemon=True).start()
         return call
 
     def abandon(self, call: _Call) -> traceback.StackSummary | None:
@@ -91,35 +101,41 @@ class ThreadPool:
             self._live -= 1
             self.stuck[call.key] += 1
             frame = sys._current_frames().get(call.thread)
-        if not self._calls.empty():  # calls wait for the thread it held
-            self._grow()
         return traceback.extract_stack(frame) if frame is not None else None
 
-    def _grow(self) -> None:
-        with self._lock:
-            if self._live >= self.size:
-                return
-            self._live += 1
-        threading.Thread(target=self._work, name="wva-worker", daemon=True).start()
+    def _take(self) -> _Call | None:
+        """The next call to run; None when this thread has been idle for `IDLE_S` and is not needed."""
+        while True:
+            with self._lock:
+                self._waiting += 1
+            try:
+                call = self._calls.get(timeout=IDLE_S)
+            except queue.Empty:
+                with self._lock:
+                    self._waiting -= 1
+                    if self._queued <= self._waiting:  # every call put has a thread ready for it: leave
+                        self._live -= 1
+                        return None
+                continue
+            with self._lock:  # a call given up on (or its future cancelled) before it ran never runs
+                self._waiting -= 1
+                self._queued -= 1
+                if call.state == "queued" and call.future.set_running_or_notify_cancel():
+                    call.state, call.thread = "running", threading.get_ident()
+                    return call
+                call.state = "cancelled"
 
     def _work(self) -> None:
-        while True:
-            call = self._calls.get()
-            with self._lock:  # a call given up on (or its future cancelled) before it ran never runs
-                runs = call.state == "queued" and call.future.set_running_or_notify_cancel()
-                call.state = "running" if runs else "cancelled"
-                call.thread = threading.get_ident()
-            if runs:
-                try:
-                    call.future.set_result(call.fn())
-                except BaseException as exc:
-                    call.future.set_exception(exc)
-                with self._lock:
-                    call.state = "done"
-                    if call.abandoned:  # no longer counted: a replacement may already be running
-                        self.stuck[call.key] -= 1
-                        return
-            self._idle.release()
+        while (call := self._take()) is not None:
+            try:
+                call.future.set_result(call.fn())
+            except BaseException as exc:
+                call.future.set_exception(exc)
+            with self._lock:
+                call.state = "done"
+                if call.abandoned:  # it has left the pool: the calls now come to the others
+                    self.stuck[call.key] -= 1
+                    return
 
 
 _pool = ThreadPool()

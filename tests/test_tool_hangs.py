@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -19,9 +20,11 @@ from patterns.tools import ToolOutcome, ToolSet, tool
 
 from .conftest import ROOT
 
+DEFAULT_THREADS = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor: 6 on 2 cores
 
-def hanging_and_healthy(release: threading.Event) -> ToolSet:
-    @tool(timeout_s=0.2)
+
+def hanging_and_healthy(release: threading.Event, hang_s: float = 0.2) -> ToolSet:
+    @tool(timeout_s=hang_s)
     def hang(x: int) -> str:
         """Wait until released.
 
@@ -45,28 +48,36 @@ def hanging_and_healthy(release: threading.Event) -> ToolSet:
 
 def test_hung_calls_take_no_thread_from_healthy_ones() -> None:
     release = threading.Event()
-    tools = hanging_and_healthy(release)
-    many = threads.SIZE + 4  # more hung calls than the pool has threads
+    tools = hanging_and_healthy(release, hang_s=1.0)
+    many = DEFAULT_THREADS + 4  # more hung calls at once than asyncio's default executor has threads
 
-    async def main() -> tuple[list[ToolOutcome], list[ToolOutcome], list[ToolOutcome]]:
-        at_once = await asyncio.gather(*(tools.execute("hang", {"x": i}) for i in range(many)))
-        one_by_one = [await tools.execute("hang", {"x": i}) for i in range(3)]
-        healthy = await asyncio.gather(*(tools.execute("ok", {"x": i}) for i in range(10)))
-        return at_once, one_by_one, healthy
+    async def main() -> tuple[list[ToolOutcome], list[ToolOutcome], bool, list[ToolOutcome]]:
+        hanging = [asyncio.create_task(tools.execute("hang", {"x": i})) for i in range(many)]
+        await asyncio.sleep(0.05)  # every one of them is running, and hanging
+        during = await asyncio.gather(*(tools.execute("ok", {"x": i}) for i in range(10)))
+        meanwhile = not any(task.done() for task in hanging)  # the healthy calls did not wait for their threads
+        hung = await asyncio.gather(*hanging) + [await tools.execute("hang", {"x": i}) for i in range(3)]
+        after = await asyncio.gather(*(tools.execute("ok", {"x": i}) for i in range(10)))
+        return hung, during, meanwhile, after
 
     try:
-        at_once, one_by_one, healthy = asyncio.run(main())
+        hung, during, meanwhile, after = asyncio.run(main())
     finally:
         release.set()
-    assert [o.error_type for o in at_once + one_by_one] == ["ToolTimeout"] * (many + 3)
-    assert at_once[0].content == "Error: tool 'hang' timed out after 0.2 s."
-    assert [(o.is_error, o.content) for o in healthy] == [(False, f"ok {i}") for i in range(10)]
+    assert [o.error_type for o in hung] == ["ToolTimeout"] * (many + 3)
+    assert hung[0].content == "Error: tool 'hang' timed out after 1 s."
+    assert meanwhile
+    assert [(o.is_error, o.content) for o in during + after] == [(False, f"ok {i}") for i in range(10)] * 2
 
 
 def test_a_tool_with_too_many_stuck_calls_fails_at_once_until_one_returns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(threads, "MAX_STUCK", 2)
     release = threading.Event()
     tools = hanging_and_healthy(release)
+    for _ in range(500):  # the calls an earlier test left hanging (the same tool's code) have returned
+        if not threads.pool().stuck[refused_key(tools)]:
+            break
+        time.sleep(0.01)
 
     async def main() -> tuple[list[ToolOutcome], float, ToolOutcome, ToolOutcome]:
         stuck = [await tools.execute("hang", {"x": i}) for i in range(2)]
@@ -159,5 +170,5 @@ def test_a_sweep_whose_tool_hangs_on_every_call_finishes(tmp_path: Path) -> None
     calls = pd.read_json(out / "events.jsonl", lines=True).merge(runs, on="run_id")
     calls = calls[calls["kind"] == "tool_call"]
     hung, healthy = calls[calls["task"] == "hang"], calls[calls["task"] == "ok"]
-    assert len(hung) > threads.SIZE and (hung["error.type"] == "ToolTimeout").all()
-    assert len(healthy) > threads.SIZE and not healthy["is_error"].eq(True).any()
+    assert len(hung) > DEFAULT_THREADS and (hung["error.type"] == "ToolTimeout").all()
+    assert len(healthy) > DEFAULT_THREADS and not healthy["is_error"].eq(True).any()
