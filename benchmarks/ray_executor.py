@@ -64,10 +64,12 @@ def run_chunk(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_
     try:
         run_here(config, run_ids, concurrency, max_in_flight,
                  lambda spec, row, events: records.append({"row": row, "events": events}), model_spec=model_spec)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, KeyError) as exc:
         if records:  # not a setup problem: the trials had started
             raise
-        raise NodeSetupError(f"{type(exc).__name__}: {exc} (on Ray node {socket.gethostname()})") from None
+        what = (f"its plan has no trial {exc}: the task files there differ from the ones here"
+                if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}")
+        raise NodeSetupError(f"{what} (on Ray node {socket.gethostname()})") from None
     return records
 
 
