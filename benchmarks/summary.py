@@ -3,11 +3,7 @@ its interval, steps, tokens, cost, latency, errors and how runs ended.
 
 Both intervals are 95% and clustered by instance: the trials of one instance are correlated, so the
 unit is the instance (its mean over trials; `benchmarks.stats.clustered_rate`). `ci_low`/`ci_high`
-would be too narrow if every trial were counted as independent.
-
-`error_rate` is the share of runs that ended in an error (the model's, the API's or the code's);
-`code_errors` counts the trials whose task code raised (`ScorerError`/`CodeError` in `error_kinds`,
-`code_errors.py`): a bug to fix, apart from the model's failures."""
+would be too narrow if every trial were counted as independent."""
 
 from __future__ import annotations
 
@@ -46,6 +42,8 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
             "cost_per_success": (float(costs.sum()) / wins if wins else math.inf) if cost_known else math.nan,
             "latency_p50": percentile(list(g["latency_s"]), 50), "latency_p95": percentile(list(g["latency_s"]), 95),
             "error_rate": float((g["terminal"] == "error").mean()), "retries_mean": g["retries"].mean(),
+            # trials whose task code raised (ScorerError/CodeError, `code_errors.py`): a bug to fix, apart from
+            # the model's failures in error_rate
             "code_errors": code_errors.count(g["error_kinds"]) if "error_kinds" in g else 0,
         }
         counts = g["terminal"].value_counts()
