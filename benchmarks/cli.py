@@ -151,7 +151,8 @@ def _kept_in(argv: list[str]) -> str | None:
 def _say_resume(argv: list[str]) -> None:
     if _kept_in(argv) is None:
         return
-    command = shlex.join([PROG, *argv, *([] if "--resume" in argv else ["--resume"])])
+    again = [arg for arg in argv if arg != "--overwrite"]  # it would start the sweep over: --resume goes on
+    command = shlex.join([PROG, *again, *([] if "--resume" in again else ["--resume"])])
     print(f"{PROG}: to finish the sweep: {_one_line(command)}", file=sys.stderr)
 
 
