@@ -32,7 +32,7 @@ from .names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS
 from .outputs import records_from_outputs, write_outputs
 from .tasks.base import task_label
 from .tasks.registry import load_task
-from .trial import TrialSpec, run_trial
+from .trial import SCORE_TIMEOUT_S, TrialSpec, run_trial
 
 EXECUTORS = ("local", "ray")
 
@@ -56,6 +56,7 @@ class BenchConfig:
     address: str | None = None  # the Ray cluster (`auto`, `ray://host:10001`); None: a local Ray instance
     grader_model: str | None = None  # a model-graded task's grader (`--grader-model`); None: the run's model
     tracing: Any = None  # a `patterns.otel.Tracing` (`--otel`): spans per trial; one process only (not pickled)
+    score_timeout_s: float | None = SCORE_TIMEOUT_S  # a scorer's code, per trial (`--score-timeout`)
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.patterns if p not in PATTERNS]
@@ -169,9 +170,10 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
         from .shards import run_sharded, workers_for
 
         workers = workers_for(config, len(todo), model_given=not owns_model)
+        executed: dict[str, Any] = {}  # what the shards' executor says of itself (a Ray cluster's address, nodes)
         try:
             if todo and (workers > 1 or config.executor != "local"):
-                await run_sharded(config, todo, workers, record)
+                executed = await run_sharded(config, todo, workers, record)
             else:
                 await run_specs(todo, model, policies, config, config.concurrency, config.max_in_flight, record)
         except ReplayMismatch:
@@ -183,7 +185,7 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
             if owns_model:
                 await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
     records = [done[s.run_id] for s in specs]
-    doc = manifest(**settings_of(config), workers=workers, started=started,
+    doc = manifest(**settings_of(config), **{"workers": workers, **executed}, started=started,
                    finished=datetime.now(UTC).isoformat(timespec="seconds"),
                    sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
     runs, summary = write_outputs(config.out, records, doc)
@@ -210,7 +212,8 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
             # trials ran before it in this worker (or process), so its event times are the same floats.
             row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
                                                               limits=config.limits, retry=config.retry,
-                                                              grader=grader, tracing=config.tracing))
+                                                              grader=grader, tracing=config.tracing,
+                                                              score_timeout_s=config.score_timeout_s))
             on_record(spec, row, events)
 
     try:

@@ -4,8 +4,11 @@ Every way of calling `wva` wrongly ends the same way: one line `wva: error: ...`
 and exit status 2. No traceback, and no argparse usage dump: a user who mistyped a flag
 needs the one sentence that says what was wrong, and a script needs a stable status.
 Work that cannot be done (`CommandFailed`: a port in use) is one `wva: error: ...` line and
-status 1. A bug (an unexpected exception) is one `wva: internal error: ...` line and status 1;
-`WVA_DEBUG=1` adds the traceback.
+status 1; so is any exception that carries its own `exit_status` (a Ray cluster that cannot be
+reached: 2), followed, when it says it is `resumable`, by the command that finishes the sweep.
+A bug (an unexpected exception) is one `wva: internal error: ...` line and status 1;
+`WVA_DEBUG=1` adds the traceback. Ctrl-C (SIGINT) is status 130 and one line, plus, for a sweep
+that kept finished trials, the `--resume` command that finishes it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import shlex
 import sys
 import traceback
 from collections.abc import Sequence
@@ -94,6 +98,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(argv)
     except UsageError as exc:
@@ -103,15 +108,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help and --version exit 0 through argparse
         return _exit_status(exc)
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return _interrupted(argv)
     except BrokenPipeError:  # `wva models | head`: the reader left; nothing more to say
         _silence_stdout()
         return 1
     except Exception as exc:
+        status = getattr(exc, "exit_status", None)
+        if isinstance(status, int) and not isinstance(status, bool):
+            _fail(f"error: {_one_line(exc)}", status)
+            if getattr(exc, "resumable", False):
+                _say_resume(argv)
+            return status
         if os.environ.get("WVA_DEBUG", "") not in ("", "0"):
             traceback.print_exc()
         detail = _one_line(exc)
         return _fail(f"internal error: {type(exc).__name__}{': ' + detail if detail else ''}", 1)
+
+
+def _interrupted(argv: list[str]) -> int:
+    if sys.stderr.isatty():  # over the progress bar (and the terminal's ^C) rather than after it
+        sys.stderr.write("\r\x1b[K")
+    out = _kept_in(argv)
+    _fail(f"interrupted: the finished trials are kept in {out}/" if out else "interrupted", 130)
+    if out:
+        _say_resume(argv)
+    return 130
+
+
+def _kept_in(argv: list[str]) -> str | None:
+    """The `--out` folder of a `wva bench` whose journal holds finished trials, else None."""
+    try:
+        args, _ = build_parser().parse_known_args(argv)
+    except (UsageError, SystemExit):
+        return None
+    if args.command != "bench":
+        return None
+    from benchmarks import journal
+
+    return str(args.out) if any(path.exists() for path in journal.paths(args.out)) else None
+
+
+def _say_resume(argv: list[str]) -> None:
+    if _kept_in(argv) is None:
+        return
+    again = [arg for arg in argv if arg != "--overwrite"]  # it would start the sweep over: --resume goes on
+    command = shlex.join([PROG, *again, *([] if "--resume" in again else ["--resume"])])
+    print(f"{PROG}: to finish the sweep: {_one_line(command)}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

@@ -33,6 +33,11 @@ class Progress:
             self.stream.write(self.line(now) + "\n")
             self.stream.flush()
 
+    def message(self, text: str) -> None:
+        """One line of news between progress updates (even with `quiet`): on a terminal, over the bar."""
+        self.stream.write(("\r\x1b[K" if self.tty and not self.quiet else "") + text + "\n")
+        self.stream.flush()
+
     def line(self, now: float) -> str:
         ran = self.done - self.started_at
         rate = ran / max(now - self.t0, 1e-9)

@@ -5,10 +5,18 @@
   does (`bench.run_specs`) and appends each finished one to its own journal,
   `.journal.<pid>-<k>.jsonl`, so a crash of any process loses nothing that finished. The parent
   follows those journals (the progress bar, the records); `--resume` reads every journal in the
-  folder. A shard stops taking trials when its parent dies.
-- **ray** (`--executor ray [--address ADDR]`): the trials are cut into chunks run as Ray tasks (one CPU
-  each, at most `workers` at a time); each returns its records, which the parent appends to the
-  sweep's own journal as they come back, so resume works the same way.
+  folder.
+- **ray** (`--executor ray [--address ADDR]`): Ray tasks (`ray_executor.py`).
+
+No shard outlives the `wva` process, however it ends. Its parent in the process tree is the forkserver,
+which outlives a killed `wva` (every shard holds the server's "alive" pipe open), so a shard does not
+watch its parent pid: it holds one end of a pipe (its *lifeline*) whose other end only the `wva`
+process holds, and a thread that reads it exits the shard at once on EOF — a SIGKILL, SIGTERM or
+crash of `wva` included. The last shard gone, the forkserver and the resource tracker exit too (each
+lives while a process holds its pipe). Ctrl-C goes to `wva` alone: the shards are started with SIGINT
+blocked (the forkserver inherits the mask and passes it on) and ignore it; `wva` stops them (SIGTERM,
+then SIGKILL after `STOP_S`) as it stops, keeping every trial they finished. A shard that fails stops
+the others, and its exception is the sweep's.
 
 Results equal a single-process run's with the same seed (same rows in the same order; only `wall_s`
 differs): a trial's randomness comes from its run id, never from which process ran it or when.
@@ -23,9 +31,14 @@ import asyncio
 import math
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
+from multiprocessing import resource_tracker
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +53,8 @@ MIN_TRIALS_PER_WORKER = 500  # the automatic worker count: a smaller shard costs
 CHUNKS_PER_WORKER = 4  # ray: chunks per worker, so a lost task costs little and progress moves
 MAX_CHUNK = 200
 POLL_S = 0.2
+STOP_S = 3.0  # a stopped shard's grace after SIGTERM, before SIGKILL
+ORPHANED = 70  # a shard's exit status when it stops because its parent is gone
 
 Record = Callable[..., None]  # bench's record(spec, row, events, *, logged=False)
 
@@ -70,11 +85,14 @@ def bounds(config: BenchConfig, workers: int) -> tuple[int, int]:
     return max(1, math.ceil(config.concurrency / workers)), max(1, config.max_in_flight // workers)
 
 
-async def run_sharded(config: BenchConfig, todo: list[TrialSpec], workers: int, record: Record) -> None:
+async def run_sharded(config: BenchConfig, todo: list[TrialSpec], workers: int, record: Record) -> dict[str, Any]:
+    """Run `todo` in other processes; returns what the manifest records of them (the workers, a Ray cluster)."""
     if config.executor == "ray":
-        await _run_ray(config, todo, workers, record)
-    else:
-        await _run_local(config, todo, workers, record)
+        from .ray_executor import run_ray
+
+        return await run_ray(config, todo, workers, record)
+    await _run_local(config, todo, workers, record)
+    return {}
 
 
 @lru_cache(maxsize=4)
@@ -83,17 +101,20 @@ def _planned(config: BenchConfig) -> tuple[dict[str, TrialSpec], dict[str, Any]]
     return {s.run_id: s for s in specs}, policies
 
 
-def _run_here(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_flight: int,
-              on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None],
-              keep_going: Callable[[], bool] = lambda: True) -> None:
-    """Run some trials of the sweep in this (other) process, from the same plan as the parent's."""
+def run_here(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_flight: int,
+             on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None], *,
+             model_spec: str | None = None) -> None:
+    """Run some trials of the sweep in this (other) process, from the same plan as the parent's.
+
+    `model_spec` is what to load when it differs from `config.model`, which labels the rows (a Ray worker
+    gets a cassette's absolute path)."""
     by_id, policies = _planned(config)
     specs = [by_id[rid] for rid in run_ids]
-    model = load_model(config.model)
+    model = load_model(model_spec or config.model)
 
     async def main() -> None:
         try:
-            await run_specs(specs, model, policies, config, concurrency, max_in_flight, on_record, keep_going)
+            await run_specs(specs, model, policies, config, concurrency, max_in_flight, on_record)
         finally:
             await aclose_model(model)
 
@@ -103,20 +124,89 @@ def _run_here(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_
 def run_shard(config: BenchConfig, run_ids: list[str], journal_path: str, concurrency: int,
               max_in_flight: int) -> int:
     """A local shard (in a worker process): its trials, each appended to its own journal as it ends."""
-    parent = os.getppid()
     with journal.Journal(Path(journal_path)) as log:
-        _run_here(config, run_ids, concurrency, max_in_flight, lambda spec, row, events: log.append(row, events),
-                  keep_going=lambda: os.getppid() == parent)  # orphaned (the parent was killed): stop
+        run_here(config, run_ids, concurrency, max_in_flight, lambda spec, row, events: log.append(row, events))
     return len(run_ids)
 
 
-def run_chunk(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_flight: int
-              ) -> list[dict[str, Any]]:
-    """A Ray task: its trials' records, returned to the parent (a remote node's disk is not the parent's)."""
-    records: list[dict[str, Any]] = []
-    _run_here(config, run_ids, concurrency, max_in_flight,
-              lambda spec, row, events: records.append({"row": row, "events": events}))
-    return records
+def _shard_main(lifeline: Connection, *shard: Any) -> None:
+    """A shard process: it dies with the parent, runs `run_shard(*shard)`, and says on `lifeline` how it ended."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the shards itself
+    threading.Thread(target=_exit_when_orphaned, args=(lifeline,), name="wva-lifeline", daemon=True).start()
+    try:
+        run_shard(*shard)
+    except BaseException as exc:  # a shard's exception (a cassette that does not match, …) is the sweep's
+        try:
+            lifeline.send(exc)
+        except Exception:  # it does not pickle: its words do
+            lifeline.send(RuntimeError(f"{type(exc).__name__}: {exc}"))
+        sys.exit(1)
+    lifeline.send(None)
+
+
+def _exit_when_orphaned(lifeline: Connection) -> None:
+    """The parent never writes to the lifeline: a read ends only at EOF, when the parent is gone (however it ended)."""
+    try:
+        lifeline.recv_bytes()
+    except (EOFError, OSError):
+        pass
+    os._exit(ORPHANED)  # now, mid-trial: every finished trial is in the journal already
+
+
+class _Shard:
+    def __init__(self, ctx: Any, shard: tuple[Any, ...]) -> None:
+        self.lifeline, theirs = ctx.Pipe()  # the parent's end; the shard holds the only other one
+        self.process = ctx.Process(target=_shard_main, args=(theirs, *shard), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.ended, self.outcome = False, None  # outcome: None (all done) or the exception it ended with
+
+    def check(self) -> bool:
+        """Whether it has ended (reading how, once it has)."""
+        if not self.ended and self.lifeline.poll():  # its word, or EOF: it died without one
+            try:
+                self.outcome = self.lifeline.recv()
+            except (EOFError, OSError):
+                self.process.join(1)
+                self.outcome = RuntimeError(f"a shard process died (exit code {self.process.exitcode}): the trials "
+                                            "it finished are kept, run again with --resume")
+            self.ended = True
+        return self.ended
+
+
+def _start_shards(config: BenchConfig, todo: list[TrialSpec], paths: list[Path], concurrency: int,
+                  max_in_flight: int) -> list[_Shard]:
+    """Every shard, started with SIGINT blocked: the forkserver inherits the mask and passes it on to each shard
+    it forks, so a Ctrl-C in the terminal reaches this process alone (never a server still starting up)."""
+    ctx, workers, shards = _context(), len(paths), []
+    # The resource tracker first: starting it unblocks SIGINT here (it blocks it only around its own start).
+    resource_tracker.ensure_running()
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    try:
+        for k in range(workers):
+            shards.append(_Shard(ctx, (config, [s.run_id for s in todo[k::workers]], str(paths[k]), concurrency,
+                                       max_in_flight)))
+    except BaseException:
+        _stop(shards)
+        raise
+    finally:
+        if blocked is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    return shards
+
+
+def _stop(shards: list[_Shard]) -> None:
+    """Every shard still running stopped (SIGTERM, then SIGKILL), within a few seconds."""
+    for shard in shards:
+        if shard.process.is_alive():
+            shard.process.terminate()
+    deadline = time.monotonic() + STOP_S
+    for shard in shards:
+        shard.process.join(max(0.0, deadline - time.monotonic()))
+        if shard.process.is_alive():
+            shard.process.kill()
+            shard.process.join(STOP_S)
+        shard.lifeline.close()
 
 
 async def _run_local(config: BenchConfig, todo: list[TrialSpec], workers: int, record: Record) -> None:
@@ -134,18 +224,20 @@ async def _run_local(config: BenchConfig, todo: list[TrialSpec], workers: int, r
                     seen.add(rid)
                     record(by_id[rid], rec["row"], rec["events"], logged=True)
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        futures = [pool.submit(run_shard, config, [s.run_id for s in todo[k::workers]], str(paths[k]), concurrency,
-                               max_in_flight) for k in range(workers)]
-        wrapped = [asyncio.wrap_future(f) for f in futures]
-        waiting = set(wrapped)
-        while waiting:
-            _, waiting = await asyncio.wait(waiting, timeout=POLL_S)
+    shards = _start_shards(config, todo, paths, concurrency, max_in_flight)
+    try:  # until every shard has ended, or one has failed (the others are then stopped: their work is lost anyway)
+        while True:
+            ended = [shard.check() for shard in shards]
+            if all(ended) or any(shard.outcome is not None for shard in shards):
+                break
+            await asyncio.sleep(POLL_S)
             drain()
-        drain()
-    failed = [exc for exc in (w.exception() for w in wrapped) if exc is not None]
+    finally:  # an interrupt (a cancelled sweep) or a failure included: no shard outlives this
+        _stop(shards)
+    drain()
+    failed = [shard.outcome for shard in shards if shard.outcome is not None]
     if failed:
-        raise failed[0]  # a shard's exception (a cassette that does not match, …) is the sweep's
+        raise failed[0]
     missing = len(by_id) - len(seen)
     if missing:
         raise RuntimeError(f"{missing} trials were not recorded by the shards: run again with --resume")
@@ -159,35 +251,3 @@ def _context() -> multiprocessing.context.BaseContext:
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload([__name__])
     return ctx
-
-
-def import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("--executor ray needs Ray: pip install 'workflow-vs-agent[ray]'") from None
-    return ray
-
-
-async def _run_ray(config: BenchConfig, todo: list[TrialSpec], workers: int, record: Record) -> None:
-    ray = import_ray()
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=config.address, log_to_driver=False)
-    try:
-        workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        concurrency, max_in_flight = bounds(config, workers)
-        size = max(1, min(MAX_CHUNK, math.ceil(len(todo) / (workers * CHUNKS_PER_WORKER))))
-        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-        task = ray.remote(num_cpus=1)(run_chunk)
-        by_id = {s.run_id: s for s in todo}
-        pending: list[Any] = []
-        while chunks or pending:
-            while chunks and len(pending) < workers:  # at most `workers` tasks at a time
-                pending.append(task.remote(config, [s.run_id for s in chunks.pop(0)], concurrency, max_in_flight))
-            ready, pending = await asyncio.to_thread(ray.wait, pending, num_returns=1)
-            for rec in await asyncio.to_thread(ray.get, ready[0]):
-                record(by_id[rec["row"]["run_id"]], rec["row"], rec["events"])
-    finally:
-        if started:
-            ray.shutdown()

@@ -15,6 +15,7 @@ import pandas as pd
 
 from patterns.result import Terminal
 
+from . import code_errors
 from .stats import clustered_rate, pass_hat_k, pass_k_per_instance, percentile
 
 TERMINALS = [str(t) for t in Terminal]
@@ -43,6 +44,9 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
             "cost_per_success": (float(costs.sum()) / wins if wins else math.inf) if cost_known else math.nan,
             "latency_p50": percentile(list(g["latency_s"]), 50), "latency_p95": percentile(list(g["latency_s"]), 95),
             "error_rate": float((g["terminal"] == "error").mean()), "retries_mean": g["retries"].mean(),
+            # trials whose task code raised (ScorerError/CodeError, `code_errors.py`): a bug to fix, apart from
+            # the model's failures in error_rate
+            "code_errors": code_errors.count(g["error_kinds"]) if "error_kinds" in g else 0,
         }
         counts = g["terminal"].value_counts()
         row.update({f"terminal_{t}": int(counts.get(t, 0)) for t in TERMINALS})

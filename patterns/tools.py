@@ -3,12 +3,17 @@
 Every failure a model can cause or suffer becomes an `is_error` tool_result it can read and act
 on (unknown tool, input that does not fit the schema, an exception, a timeout); the run goes on.
 Nothing here evaluates model output as code.
+
+A sync tool with a timeout runs in a worker thread of `patterns.threads` (not asyncio's default
+executor): a call that overruns is reported as `ToolTimeout` and its thread, which Python cannot stop,
+is abandoned and replaced, so a hung tool never takes a thread from a healthy one, and the process
+still exits while the hung call runs on. Once 32 calls of one tool are stuck at once, its next calls
+fail at once as `ToolTimeout` (no new thread) until one of them returns.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
 import inspect
 import json
@@ -19,6 +24,7 @@ from typing import Any
 
 from .redact import redact
 from .schema import Check, checker, function_schema, validate
+from .threads import Stuck, call_in_thread
 
 MAX_RESULT_CHARS = 20_000  # a larger result is cut, with a marker saying how much was dropped
 DEFAULT_TIMEOUT_S = 30.0
@@ -42,8 +48,9 @@ def tool(
 ) -> Any:
     """Decorator: `@tool` or `@tool(name=..., timeout_s=...)`. Sync and async functions both work.
 
-    A sync function with a timeout runs in a worker thread so that the timeout can cut it off;
-    with `timeout_s=None` it runs inline (cheapest, but a hang then hangs the run).
+    A sync function with a timeout runs in a worker thread so that the timeout can cut it off (a hung
+    call's thread is abandoned, never reused: see the module's docstring); with `timeout_s=None` it
+    runs inline (cheapest, but a hang then hangs the run).
     """
 
     def build(f: Callable[..., Any]) -> Tool:
@@ -135,6 +142,8 @@ class ToolSet:
             if not is_async and type(value) not in _PLAIN and inspect.isawaitable(value):
                 value = await _await(value)
         except Exception as exc:  # a tool's failure is the model's information, not the run's crash
+            if isinstance(exc, Stuck):
+                return _failed(f"Error: tool {name!r} timed out: {exc}.", "ToolTimeout")
             if isinstance(exc, TimeoutError) and t.timeout_s is not None:
                 return _failed(f"Error: tool {name!r} timed out after {t.timeout_s:g} s.", "ToolTimeout")
             # redacted: the message goes to the model, the trace and the results (a key in it must not)
@@ -153,11 +162,8 @@ async def _call(t: Tool, tool_input: dict[str, Any], is_async: bool) -> Any:
             return await t.fn(**tool_input)
         async with asyncio.timeout(t.timeout_s):
             return await t.fn(**tool_input)
-    # asyncio.to_thread, under asyncio.timeout rather than wait_for (which wraps it in one more Task)
-    call = functools.partial(contextvars.copy_context().run, t.fn, **tool_input)
-    running = asyncio.get_running_loop().run_in_executor(None, call)
-    async with asyncio.timeout(t.timeout_s):
-        return await running
+    return await call_in_thread(functools.partial(t.fn, **tool_input), t.timeout_s,
+                                key=(t.fn.__module__, t.fn.__qualname__))  # the same code, whichever trial made it
 
 
 async def _await(value: Awaitable[Any]) -> Any:

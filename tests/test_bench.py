@@ -115,7 +115,7 @@ def test_a_crashing_pattern_is_that_trials_error_and_the_sweep_goes_on(tmp_path:
     runs = pd.read_csv(tmp_path / "runs.csv", keep_default_na=False)
     chain, single = runs[runs["pattern"] == "chain"], runs[runs["pattern"] == "single"]
     assert len(chain) == 2 and (chain["terminal"] == "error").all()
-    assert (chain["error_kinds"] == "InternalError:ZeroDivisionError").all()
+    assert (chain["error_kinds"] == "CodeError:ZeroDivisionError").all()
     assert (single["terminal"] == "completed").all()
 
 

@@ -66,6 +66,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="local processes, or Ray tasks on a Ray cluster (pip install 'workflow-vs-agent[ray]')")
     p.add_argument("--address", default=None, metavar="ADDR",
                    help="with --executor ray: the cluster (auto, ray://host:10001; default: a local Ray instance)")
+    p.add_argument("--score-timeout", type=seconds, default=60.0, metavar="S",
+                   help="seconds a scorer's own code may take per trial (default: 60); past it the trial is "
+                   "recorded as ScorerError:Timeout")
     p.add_argument("--otel", action="store_true",
                    help="export OpenTelemetry spans per trial (pip install 'workflow-vs-agent[otel]'): OTLP to "
                    "OTEL_EXPORTER_OTLP_ENDPOINT, or the console (stderr); runs the sweep in this process")
@@ -92,19 +95,17 @@ def run(args: argparse.Namespace) -> int:
                              max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
                              workers=args.workers, executor=args.executor, address=args.address,
                              grader_model=getattr(args, "grader_model", None),
+                             score_timeout_s=getattr(args, "score_timeout", 60.0),
                              limits=Limits(prompt_cache=args.prompt_cache))
         families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
         config, close_tracing = with_tracing(config, args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     notes = task_notes(families, args.patterns, args.model)
-    if args.executor == "ray":
-        from benchmarks.shards import import_ray
+    if args.executor == "ray":  # connected now, before anything is written, or one line and exit 2 (ClusterError)
+        from benchmarks.ray_cluster import connect
 
-        try:
-            import_ray()
-        except RuntimeError as exc:
-            raise UsageError(str(exc)) from None
+        connect(args.address)
     for line in notes["warnings"]:
         print(f"wva: warning: {line}", file=__import__("sys").stderr)
     progress: dict[str, Progress] = {}
@@ -114,8 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
     created = not args.out.exists()
     try:
-        outcome = asyncio.run(run_bench(config, on_start=start,
-                                        on_trial=lambda row: progress["bar"].update(row["terminal"] == "error")))
+        outcome = asyncio.run(run_bench(config, on_start=start, on_trial=on_each_trial(progress)))
     except ReplayMismatch as exc:
         if created and args.out.is_dir() and not any(args.out.iterdir()):
             args.out.rmdir()
@@ -134,7 +134,46 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
     print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")
-    return 0
+    return code_error_status(outcome.runs)
+
+
+def on_each_trial(progress: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """What the sweep calls as each trial ends: the progress bar, and one line for the first bug in the task's code
+    (said at once, not after a paid sweep)."""
+    from benchmarks.code_errors import FirstCodeError
+
+    first_code_error = FirstCodeError()
+
+    def on_trial(row: dict[str, Any]) -> None:
+        progress["bar"].update(row["terminal"] == "error")
+        if line := first_code_error(row):
+            progress["bar"].message(f"wva: {line}")
+
+    return on_trial
+
+
+def code_error_status(runs: Any) -> int:
+    """1 (after one line on stderr) when trials failed in the task's own code, else 0."""
+    from benchmarks.code_errors import count
+
+    failed = count(runs["error_kinds"])
+    if not failed:
+        return 0
+    print(f"wva: error: {failed} of {len(runs)} trials failed in the task's own code (scorer, design or environment: "
+          "ScorerError/CodeError in runs.csv's error_kinds, the file and line in detail); fix it and run again",
+          file=__import__("sys").stderr)
+    return 1
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
 
 
 def task_notes(families: list[Any], patterns: tuple[str, ...], model: str) -> dict[str, list[str]]:

@@ -135,6 +135,11 @@ class DatasetTask:
             return drawn_chain(self.file.workflow, f"{self.marker} {self.file.system}".strip(), tools)
         return generic_design(pattern, self, tools)
 
+    @property
+    def model_graded(self) -> bool:
+        """Whether `agrade` calls a model (`model:<rubric>`); the harness runs any other scorer off the event loop."""
+        return self.scorer.rubric is not None
+
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
         return self.scorer(instance, output)
 

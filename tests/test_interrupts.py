@@ -1,0 +1,109 @@
+"""Ctrl-C (SIGINT) stops a sweep within seconds, sharded or not, at startup or mid-sweep: exit 130, at most three
+lines, every finished trial kept, and the `--resume` command it prints completes the sweep exactly."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchmarks import journal
+from benchmarks.bench import BenchConfig, run_bench
+
+from .conftest import ROOT
+from .test_shard_orphans import gone, live_members
+
+TOY = "examples.minimal_family:Capitals"
+MODEL = "sim:error_rate=0.3"
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and process groups")
+
+
+def argv(out: Path, *extra: str) -> list[str]:
+    return ["bench", "--tasks", TOY, "--model", MODEL, "--instances", "40", "--trials", "3", "--out", str(out),
+            "--quiet", "--concurrency", "2", *extra]
+
+
+def start(args: list[str]) -> subprocess.Popen[str]:
+    """`wva` as a terminal runs it: SIGINT handled (a test runner may have it ignored), in its own group."""
+    return subprocess.Popen([sys.executable, "-m", "benchmarks", *args], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def finished(out: Path) -> int:
+    return sum(p.read_bytes().count(b"\n") for p in journal.paths(out) if p.exists()) if out.exists() else 0
+
+
+def interrupt(proc: subprocess.Popen[str], *, group: bool) -> tuple[int, list[str], float]:
+    t0 = time.monotonic()
+    if group:  # Ctrl-C in a terminal: the whole foreground group
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    waited = time.monotonic() - t0
+    assert proc.stderr is not None
+    return proc.returncode, proc.stderr.read().splitlines(), waited
+
+
+def resume(lines: list[str]) -> None:
+    """Run the command the interrupted sweep printed."""
+    command = shlex.split(lines[-1].split("to finish the sweep: ", 1)[1])
+    assert command[0] == "wva" and command[-1] == "--resume"
+    done = subprocess.run([sys.executable, "-m", "benchmarks", *command[1:]], cwd=ROOT, capture_output=True,
+                          text=True, timeout=180, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    out = tmp_path_factory.mktemp("clean")
+    asyncio.run(run_bench(BenchConfig(tasks=(TOY,), model=MODEL, instances=40, trials=3, out=out)))
+    return without_wall(out)
+
+
+def without_wall(out: Path) -> pd.DataFrame:
+    return pd.read_csv(out / "runs.csv").drop(columns=["wall_s"]).sort_values("run_id", ignore_index=True)
+
+
+@pytest.mark.parametrize("workers, group", [("2", True), ("2", False), ("1", True)],
+                         ids=["sharded-ctrl-c", "sharded-sigint-to-wva-alone", "one-process-ctrl-c"])
+def test_ctrl_c_mid_sweep_exits_130_in_three_lines_and_resume_completes_it(
+        tmp_path: Path, reference: pd.DataFrame, workers: str, group: bool) -> None:
+    out = tmp_path / "out"
+    proc = start(argv(out, "--workers", workers))
+    deadline = time.monotonic() + 90
+    while finished(out) < 20 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    status, lines, waited = interrupt(proc, group=group)
+    assert status == 130, lines
+    assert waited < 10 and len(lines) <= 3, lines
+    assert lines[0] == f"wva: interrupted: the finished trials are kept in {out}/"
+    assert gone(proc.pid), live_members(proc.pid)  # no shard, server or tracker left running
+    kept = finished(out)
+    assert 20 <= kept < 7 * 40 * 3
+    resume(lines)
+    runs = without_wall(out)
+    assert runs["run_id"].is_unique
+    pd.testing.assert_frame_equal(runs, reference)
+
+
+def test_ctrl_c_while_the_shards_start_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = start(argv(out, "--workers", "2"))
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and len(live_members(proc.pid)) < 3:  # the tracker and the forkserver: starting
+        time.sleep(0.005)
+    status, lines, waited = interrupt(proc, group=True)
+    assert status == 130, lines
+    assert waited < 15 and 1 <= len(lines) <= 3 and lines[0].startswith("wva: interrupted"), lines
+    assert gone(proc.pid), live_members(proc.pid)
