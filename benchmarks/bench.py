@@ -27,9 +27,13 @@ from patterns.retry import RetryPolicy
 from patterns.specs import load_model
 
 from . import journal
+from .breaker import Breaker
+from .errors import SweepStopped
+from .folder import check_writable
 from .manifest import manifest
 from .names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS
 from .outputs import records_from_outputs, write_outputs
+from .preflight import preflight
 from .tasks.base import task_label
 from .tasks.registry import load_task
 from .trial import TrialSpec, run_trial
@@ -68,8 +72,6 @@ class BenchConfig:
             raise ValueError(f"--workers must be >= 1, got {self.workers}")
         if self.executor not in EXECUTORS:
             raise ValueError(f"unknown executor {self.executor!r}: choose from {', '.join(EXECUTORS)}")
-        if self.out.exists() and not self.out.is_dir():
-            raise ValueError(f"output folder {str(self.out)!r} exists and is not a folder")
         if self.resume:
             self._check_resumable()
 
@@ -134,14 +136,12 @@ def not_offered(family: Any) -> dict[str, str]:
 
 async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]], None] | None = None,
                     on_start: Callable[[int, int], None] | None = None, model: Any = None) -> BenchOutcome:
-    """Run the sweep (or its missing trials, with `resume`), then write the tidy files.
-
-    `model` overrides `load_model(config.model)` (a model built in code, e.g. an `AnthropicModel`
-    with a client timeout); `config.model` still labels the rows and the run ids.
-    """
+    """Run the sweep (or its missing trials, with `resume`), then write the tidy files. `model` overrides
+    `load_model(config.model)` (e.g. an `AnthropicModel` with a client timeout); `config.model` labels the rows."""
+    check_writable(config.out)
     started = datetime.now(UTC).isoformat(timespec="seconds")
     owns_model = model is None
-    model = load_model(config.model) if owns_model else model
+    model, checked = await _checked(config, model)
     specs, policies = plan(config)
     config.out.mkdir(parents=True, exist_ok=True)
     path = config.out / journal.NAME
@@ -179,16 +179,32 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
                 log.__exit__()
                 journal.remove_all(config.out)
             raise
+        except SweepStopped as exc:  # the circuit breaker: what finished stays in the journal
+            raise SweepStopped(f"{exc}; the {len(done)} trials that finished are kept in {config.out}/: fix the "
+                               "cause, then run the same command with --resume") from None
         finally:
             if owns_model:
                 await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
     records = [done[s.run_id] for s in specs]
     doc = manifest(**settings_of(config), workers=workers, started=started,
                    finished=datetime.now(UTC).isoformat(timespec="seconds"),
-                   sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
+                   sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs),
+                   **({"preflight": checked} if checked else {}))
     runs, summary = write_outputs(config.out, records, doc)
     journal.remove_all(config.out)  # everything is in the tidy files now
     return BenchOutcome(runs, summary, len(todo), tuple(warnings), config.out)
+
+
+async def _checked(config: BenchConfig, model: Any) -> tuple[Any, dict[str, Any] | None]:
+    """(the sweep's model, what its pre-flight request took): a paid model makes one cheap call first."""
+    owned = model is None
+    model = load_model(config.model) if owned else model
+    try:
+        return model, await preflight(model, config.model, config.retry)
+    except BaseException:
+        if owned:
+            await aclose_model(model)
+        raise
 
 
 async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
@@ -197,6 +213,7 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
                     keep_going: Callable[[], bool] = lambda: True) -> None:
     """Run trials in this process, at most `concurrency` at once; `on_record` sees each as it ends."""
     shared = model if can_fork(model) else BoundedModel(model, max_in_flight)
+    breaker = Breaker(on_record)  # stops the sweep on a streak of the same hard error (breaker.py)
     grader = None
     if config.grader_model and any(getattr(s.family, "agrade", None) for s in specs):
         grader = load_model(config.grader_model)
@@ -204,20 +221,24 @@ async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any]
     queue = deque(specs)
 
     async def worker() -> None:
-        while queue and keep_going():
+        while queue and keep_going() and breaker.keep_going():
             spec = queue.popleft()
             # Its own task, so its own timeline: on a virtual clock every trial starts at 0, whichever
             # trials ran before it in this worker (or process), so its event times are the same floats.
             row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
                                                               limits=config.limits, retry=config.retry,
                                                               grader=grader, tracing=config.tracing))
-            on_record(spec, row, events)
+            breaker(spec, row, events)
 
     try:
         await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(specs), 1)))))
     finally:
+        if breaker.tripped is None:
+            breaker.flush()  # a streak that never reached the limit is ordinary results
         if grader is not None:
             await aclose_model(grader)  # a grader's SDK client belongs to this event loop, as the model's does
+    if breaker.tripped is not None:
+        raise SweepStopped(f"stopped: {breaker.tripped}")
 
 
 def settings_of(config: BenchConfig) -> dict[str, Any]:

@@ -56,6 +56,15 @@ __all__ = ["COLUMNS", "NAME", "PAIRS", "THRESHOLD", "VERDICTS", "agrees", "check
            "format_verdicts", "pareto_front", "predict", "write_criterion"]
 
 
+NO_DATA = "no data"  # not a verdict: the task's trials measured nothing (no model call succeeded)
+NO_CALLS = "no model call succeeded in any trial of this task, so nothing was measured"
+
+
+def any_model_call_succeeded(g: pd.DataFrame) -> bool:
+    """Whether any trial made at least one successful model call (`steps` counts those)."""
+    return bool((pd.to_numeric(g["steps"], errors="coerce").fillna(0) > 0).any())
+
+
 def predict(predictability: float, threshold: float = THRESHOLD) -> str | None:
     if math.isnan(predictability):
         return None
@@ -133,6 +142,10 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec
         "task": task, "threshold": threshold, "margin": margin, "comparator": "", "comparator_mode": "",
         "reason": "", "note": "", "agrees": None, "chapter_prediction": None, "verdict": "inconclusive",
         "pareto": ";".join(pareto_front({p: (s["success"], s["cost"]) for p, s in stats.items()}))}
+    if not any_model_call_succeeded(g):  # a wrong key or base URL: every figure would be an artefact
+        row["verdict"], row["note"] = NO_DATA, NO_CALLS
+        row["reason"] = NO_CALLS
+        return row, pd.DataFrame()
     flows = [p for p in stats if p != "agent"]
     if comparator not in (None, "declared", "selected") and comparator not in flows:
         row["note"] = row["reason"] = f"no runs of the comparator {comparator}"

@@ -9,7 +9,7 @@ from typing import Any
 
 from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL
 
-from ._common import PROMPT_CACHE_HELP, UsageError, model_spec, on_off, positive_int
+from ._common import PROMPT_CACHE_HELP, CommandFailed, UsageError, model_spec, on_off, positive_int
 
 
 def csv_list(text: str) -> tuple[str, ...]:
@@ -76,33 +76,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from benchmarks.bench import BenchConfig, run_bench
+    from benchmarks.bench import run_bench
+    from benchmarks.errors import SweepRefused, SweepStopped
     from benchmarks.progress import Progress
-    from benchmarks.tasks.registry import load_task
-    from patterns.limits import Limits
     from patterns.replay import ReplayMismatch
 
     from ._tables import bench_table
 
-    try:
-        config = BenchConfig(patterns=args.patterns, tasks=tuple(args.tasks), instances=args.instances,
-                             trials=args.trials, model=args.model, seed=args.seed, concurrency=args.concurrency,
-                             max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
-                             workers=args.workers, executor=args.executor, address=args.address,
-                             grader_model=getattr(args, "grader_model", None),
-                             limits=Limits(prompt_cache=args.prompt_cache))
-        families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
-        config, close_tracing = with_tracing(config, args)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    config, families, close_tracing = configure(args)
     notes = task_notes(families, args.patterns, args.model)
-    if args.executor == "ray":
-        from benchmarks.shards import import_ray
-
-        try:
-            import_ray()
-        except RuntimeError as exc:
-            raise UsageError(str(exc)) from None
     for line in notes["warnings"]:
         print(f"wva: warning: {line}", file=__import__("sys").stderr)
     progress: dict[str, Progress] = {}
@@ -118,6 +100,12 @@ def run(args: argparse.Namespace) -> int:
         if created and args.out.is_dir() and not any(args.out.iterdir()):
             args.out.rmdir()
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
+    except SweepRefused as exc:
+        raise UsageError(str(exc)) from None
+    except SweepStopped as exc:
+        if "bar" in progress:
+            progress["bar"].close()
+        raise CommandFailed(str(exc)) from None
     progress["bar"].close()
     close_tracing()  # flushes the spans still queued for the exporter
     for warning in outcome.warnings:
@@ -132,7 +120,47 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
     print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")
+    failed = failed_sweep(outcome.runs)
+    if failed:
+        raise CommandFailed(failed)
     return 0
+
+
+def failed_sweep(runs: Any) -> str | None:
+    """Why the sweep as a whole failed — every trial ended in an error — or None."""
+    if len(runs) == 0 or not (runs["terminal"] == "error").all():
+        return None
+    kinds = runs["error_kinds"].fillna("").astype(str).str.split(";").str[-1].replace("", "an unrecorded error")
+    common = kinds.value_counts()
+    return (f"every trial failed ({len(runs)} of {len(runs)}; most often {common.index[0]}, {int(common.iloc[0])} "
+            "times): the figures above measure nothing; see runs.csv's error_kinds and detail")
+
+
+def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], None]]:
+    """(the sweep's BenchConfig, its task families, what ends tracing); every mistake a UsageError."""
+    from benchmarks.bench import BenchConfig
+    from benchmarks.tasks.registry import load_task
+    from patterns.limits import Limits
+
+    try:
+        config = BenchConfig(patterns=args.patterns, tasks=tuple(args.tasks), instances=args.instances,
+                             trials=args.trials, model=args.model, seed=args.seed, concurrency=args.concurrency,
+                             max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
+                             workers=args.workers, executor=args.executor, address=args.address,
+                             grader_model=getattr(args, "grader_model", None),
+                             limits=Limits(prompt_cache=args.prompt_cache))
+        families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
+        config, close_tracing = with_tracing(config, args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.executor == "ray":
+        from benchmarks.shards import import_ray
+
+        try:
+            import_ray()
+        except RuntimeError as exc:
+            raise UsageError(str(exc)) from None
+    return config, families, close_tracing
 
 
 def task_notes(families: list[Any], patterns: tuple[str, ...], model: str) -> dict[str, list[str]]:
