@@ -35,9 +35,59 @@ def load_inputs(out_dir: str | Path) -> tuple[pd.DataFrame, list[dict[str, Any]]
     events: list[dict[str, Any]] = []
     if (out / EVENTS).exists():
         with (out / EVENTS).open(encoding="utf-8") as f:
-            events = [json.loads(line) for line in f if line.strip()]
-    manifest = json.loads((out / MANIFEST).read_text()) if (out / MANIFEST).exists() else {}
-    return runs, events, manifest
+            for number, line in enumerate(f, 1):
+                if line.strip():
+                    try:
+                        events.append(json.loads(line))
+                    except ValueError:
+                        raise ValueError(f"{out / EVENTS}: line {number} is not JSON (a torn or edited file: "
+                                         f"rerun 'wva bench --resume --out {out}' to repair it)") from None
+    return runs, events, read_manifest(out)
+
+
+def read_manifest(out: Path) -> dict[str, Any]:
+    """The folder's manifest ({} if it has none); a corrupted one is a ValueError naming the file."""
+    path = out / MANIFEST
+    if not path.exists():
+        return {}
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"{path} is not a readable manifest: {' '.join(str(exc).split())}") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path} is not a readable manifest: expected a JSON object")
+    return doc
+
+
+def sim_dataset_tasks(runs: pd.DataFrame, manifest: dict[str, Any]) -> list[str]:
+    """The tasks from a user's own dataset that ran on the simulator: their success figures measure nothing."""
+    datasets = set(manifest.get("dataset_tasks") or [])
+    if "dataset_tasks" not in manifest:  # a manifest from before `dataset_tasks`: a task file's spec is a .toml
+        datasets = {label for label, spec in _specs(manifest).items() if spec.split(":", 1)[0].endswith(".toml")}
+    simulated = runs[runs["model"].astype(str).str.strip().str.lower().str.startswith("sim")]
+    return [task for task in dict.fromkeys(simulated["task"].astype(str)) if task in datasets]
+
+
+def _specs(manifest: dict[str, Any]) -> dict[str, str]:
+    from .predictability import task_specs
+
+    return task_specs(manifest)
+
+
+def folder_caveat(out_dir: str | Path) -> str | None:
+    """`sim_caveat` for a results folder, reading only what it needs (the runs' model and task, the manifest)."""
+    out = Path(out_dir)
+    runs = pd.read_csv(out / RUNS, usecols=["model", "task"], dtype=str)
+    return sim_caveat(sim_dataset_tasks(runs, read_manifest(out)))
+
+
+def sim_caveat(tasks: list[str]) -> str | None:
+    """The sentence every view of such a folder carries (the bench's warning, the report, the charts)."""
+    if not tasks:
+        return None
+    return (f"{', '.join(tasks)}: a user's own dataset run on the simulator, which only walks the designs "
+            "mechanically — these success figures and verdicts measure nothing about quality; use a real model "
+            "(--model anthropic:<model-id>) or a recorded cassette (--model replay:<path>)")
 
 
 def _cost(row: dict[str, Any]) -> str:

@@ -56,7 +56,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-in-flight", type=positive_int, default=8, metavar="M",
                    help="model calls in flight, shared by all trials, for a real API (default: 8)")
     p.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="output folder (default: results)")
-    p.add_argument("--resume", action="store_true", help="keep finished trials in --out and run only the missing")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the finished trials in --out and run only the missing ones (the folder's settings and "
+                   "code must be this sweep's)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start again in an --out that holds finished trials (the project's files in it are removed)")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="with --resume: accept the folder's trials although they came from another code version or "
+                   "package versions (the manifest lists every version)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="processes to shard the sweep across (default: all cores for a sim model, at most one per "
@@ -75,65 +82,80 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
+    import sys
 
     from benchmarks.bench import run_bench
     from benchmarks.errors import SweepRefused, SweepStopped
     from benchmarks.progress import Progress
     from patterns.replay import ReplayMismatch
 
-    from ._tables import bench_table
+    def warn(text: str) -> None:
+        print(f"wva: warning: {text}", file=sys.stderr)
 
     config, families, close_tracing = configure(args)
     notes = task_notes(families, args.patterns, args.model)
     for line in notes["warnings"]:
-        print(f"wva: warning: {line}", file=__import__("sys").stderr)
+        warn(line)
     progress: dict[str, Progress] = {}
 
     def start(total: int, done: int) -> None:
         progress["bar"] = Progress(total, done=done, quiet=args.quiet)
 
-    created = not args.out.exists()
     try:
-        outcome = asyncio.run(run_bench(config, on_start=start,
+        outcome = asyncio.run(run_bench(config, on_start=start, on_warning=warn,
                                         on_trial=lambda row: progress["bar"].update(row["terminal"] == "error")))
     except ReplayMismatch as exc:
-        if created and args.out.is_dir() and not any(args.out.iterdir()):
-            args.out.rmdir()
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     except SweepRefused as exc:
         raise UsageError(str(exc)) from None
     except SweepStopped as exc:
+        raise CommandFailed(str(exc)) from None
+    finally:
         if "bar" in progress:
             progress["bar"].close()
-        raise CommandFailed(str(exc)) from None
-    progress["bar"].close()
     close_tracing()  # flushes the spans still queued for the exporter
-    for warning in outcome.warnings:
-        print(f"wva: warning: {warning}", file=__import__("sys").stderr)
-    print(bench_table(outcome.summary))
-    for line in notes["not_offered"]:
-        print(line)
-    try:  # the recommendation per task; a failure here must never cost the bench's results, already written
-        from benchmarks.criterion import format_verdicts, write_criterion
-
-        print("\n" + format_verdicts(write_criterion(outcome.out)))
-    except Exception as exc:
-        print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
-    print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")
-    failed = failed_sweep(outcome.runs)
+    report(outcome, notes)
+    failed = failed_sweep(outcome)
     if failed:
         raise CommandFailed(failed)
     return 0
 
 
-def failed_sweep(runs: Any) -> str | None:
+def report(outcome: Any, notes: dict[str, list[str]]) -> None:
+    """The tables, the verdicts and where the trials are; a folder with nothing to do is read, never written."""
+    from ._tables import bench_table
+
+    print(bench_table(outcome.summary))
+    for line in notes["not_offered"]:
+        print(line)
+    try:  # the recommendation per task; a failure here must never cost the bench's results, already written
+        from benchmarks.criterion import criterion_table, format_verdicts, write_criterion
+        from benchmarks.criterion_io import folder_caveat
+
+        table = criterion_table(outcome.out) if outcome.nothing_to_do else write_criterion(outcome.out)
+        print("\n" + format_verdicts(table))
+        if caveat := folder_caveat(outcome.out):
+            print(f"NOT A MEASURE OF QUALITY: {caveat}")
+    except Exception as exc:
+        print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
+    if outcome.nothing_to_do:
+        print(f"\nnothing to do: {outcome.out}/ already holds all {outcome.trials} trials of this sweep (same "
+              "settings and code); nothing was run or changed (--overwrite to run it again)")
+    else:
+        print(f"\n{outcome.trials} trials ({outcome.ran} run now) written to {outcome.out}/")
+
+
+def failed_sweep(outcome: Any) -> str | None:
     """Why the sweep as a whole failed — every trial ended in an error — or None."""
-    if len(runs) == 0 or not (runs["terminal"] == "error").all():
+    summary = outcome.summary
+    if summary.empty or int(summary["terminal_error"].sum()) < int(summary["n"].sum()):
         return None
-    kinds = runs["error_kinds"].fillna("").astype(str).str.split(";").str[-1].replace("", "an unrecorded error")
-    common = kinds.value_counts()
-    return (f"every trial failed ({len(runs)} of {len(runs)}; most often {common.index[0]}, {int(common.iloc[0])} "
-            "times): the figures above measure nothing; see runs.csv's error_kinds and detail")
+    from benchmarks.outputs import read_runs
+
+    kinds = read_runs(outcome.out, ["error_kinds"])["error_kinds"].fillna("").astype(str).str.split(";").str[-1]
+    common = kinds.replace("", "an unrecorded error").value_counts()
+    return (f"every trial failed ({outcome.trials} of {outcome.trials}; most often {common.index[0]}, "
+            f"{int(common.iloc[0])} times): the figures above measure nothing; see runs.csv's error_kinds and detail")
 
 
 def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], None]]:
@@ -146,6 +168,7 @@ def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], No
         config = BenchConfig(patterns=args.patterns, tasks=tuple(args.tasks), instances=args.instances,
                              trials=args.trials, model=args.model, seed=args.seed, concurrency=args.concurrency,
                              max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
+                             overwrite=args.overwrite, allow_mixed=args.allow_mixed,
                              workers=args.workers, executor=args.executor, address=args.address,
                              grader_model=getattr(args, "grader_model", None),
                              limits=Limits(prompt_cache=args.prompt_cache))
