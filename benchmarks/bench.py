@@ -198,7 +198,14 @@ async def _checked(config: BenchConfig, model: Any) -> tuple[Any, dict[str, Any]
     owned = model is None
     model = load_model(config.model) if owned else model
     try:
-        return model, await preflight(model, config.model, config.retry)
+        checked = await preflight(model, config.model, config.retry)
+        if config.grader_model and config.grader_model != config.model:  # a grader on another paid model
+            grader = load_model(config.grader_model)
+            try:
+                await preflight(grader, config.grader_model, config.retry)
+            finally:
+                await aclose_model(grader)
+        return model, checked
     except BaseException:
         if owned:
             await aclose_model(model)

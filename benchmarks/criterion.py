@@ -56,6 +56,7 @@ __all__ = ["COLUMNS", "NAME", "PAIRS", "THRESHOLD", "VERDICTS", "agrees", "check
            "format_verdicts", "pareto_front", "predict", "write_criterion"]
 
 
+COLUMNS_READ = ["run_id", "task", "pattern", "instance", "success", "cost_usd", "latency_s", "steps"]
 NO_DATA = "no data"  # not a verdict: the task's trials measured nothing (no model call succeeded)
 NO_CALLS = "no model call succeeded in any trial of this task, so nothing was measured"
 
@@ -180,8 +181,9 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
                      comparator: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(criterion, pairs) for every task in a results folder (FileNotFoundError / ValueError if none)."""
     margin, comparator = check_margin(margin), check_comparator(comparator)
-    runs, events, manifest = load_inputs(out_dir)
-    rounds = pr.rounds_by_run(events)
+    runs, events, manifest = load_inputs(out_dir, COLUMNS_READ)
+    agents = set(runs.loc[runs["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
+    rounds = pr.rounds_by_run(e for e in events if e.get("run_id") in agents)
     specs = pr.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     rows, pairs = [], []

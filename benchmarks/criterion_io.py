@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .outputs import EVENTS, MANIFEST, RUNS
+from .outputs import EVENTS, MANIFEST, RUNS, read_runs
 
 
 def pareto_front(points: dict[str, tuple[float, float]]) -> list[str]:
@@ -21,28 +22,42 @@ def pareto_front(points: dict[str, tuple[float, float]]) -> list[str]:
     return sorted(front, key=lambda p: (known[p][1], -known[p][0], p))
 
 
-def load_inputs(out_dir: str | Path) -> tuple[pd.DataFrame, list[dict[str, Any]], dict[str, Any]]:
-    """runs.csv (keys kept as strings), the events as dicts in file order, and the manifest."""
+def load_inputs(out_dir: str | Path, columns: list[str] | None = None) -> tuple[pd.DataFrame, EventLines,
+                                                                                  dict[str, Any]]:
+    """runs.csv (keys kept as strings; only `columns` if given), the events (read from the file each time they
+    are iterated, in file order: never all in memory), and the manifest."""
     out = Path(out_dir)
     if not out.is_dir():
         raise FileNotFoundError(f"no such folder: {out}")
     if not (out / RUNS).exists():
         raise FileNotFoundError(f"{out} has no {RUNS}: run 'wva bench --out {out}' first")
-    runs = pd.read_csv(out / RUNS, dtype={"run_id": str, "task": str, "instance": str, "pattern": str})
+    runs = read_runs(out, columns)
     if runs.empty:
         raise ValueError(f"{out / RUNS} has no trials")
-    runs["success"] = runs["success"].astype(str).str.lower().isin(("true", "1"))
-    events: list[dict[str, Any]] = []
-    if (out / EVENTS).exists():
-        with (out / EVENTS).open(encoding="utf-8") as f:
+    if runs["success"].dtype != bool:  # pandas reads True/False as booleans; anything else is compared as text
+        runs["success"] = runs["success"].astype(str).str.lower().isin(("true", "1"))
+    return runs, EventLines(out / EVENTS), read_manifest(out)
+
+
+class EventLines:
+    """events.jsonl as dicts, read line by line each time it is iterated; a line that is not JSON is a
+    ValueError naming the file (a torn or edited file)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if not self.path.exists():
+            return
+        with self.path.open(encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        events.append(json.loads(line))
-                    except ValueError:
-                        raise ValueError(f"{out / EVENTS}: line {number} is not JSON (a torn or edited file: "
-                                         f"rerun 'wva bench --resume --out {out}' to repair it)") from None
-    return runs, events, read_manifest(out)
+                if not line.strip():
+                    continue
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    raise ValueError(f"{self.path}: line {number} is not JSON (a torn or edited file: rerun 'wva "
+                                     f"bench --resume --out {self.path.parent}' to repair it)") from None
 
 
 def read_manifest(out: Path) -> dict[str, Any]:

@@ -16,16 +16,24 @@ from .atomic import write_atomic, write_text_atomic
 from .summary import summarise
 
 RUNS, EVENTS, SUMMARY, MANIFEST = "runs.csv", "events.jsonl", "summary.csv", "manifest.json"
-KEYS = {"run_id": str, "pattern": str, "task": str, "instance": str, "model": str, "terminal": str}
+KEYS = ("run_id", "pattern", "task", "instance", "model", "terminal")
+REPEATED = ("pattern", "task", "instance", "model", "terminal")
 SUMMARY_COLUMNS = ["pattern", "task", "instance", "success", "terminal", "steps", "tool_calls", "input_tokens",
                    "output_tokens", "total_tokens", "cost_usd", "latency_s", "retries"]
 
 
 def read_runs(out: Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """runs.csv as written (keys as text, empty cells missing, floats exact), or only some of its columns."""
-    dtypes = {k: v for k, v in KEYS.items() if columns is None or k in columns}
-    return pd.read_csv(out / RUNS, usecols=columns, dtype=dtypes, keep_default_na=False, na_values=[""],
-                       float_precision="round_trip")
+    """runs.csv as written (keys as text, empty cells missing, floats exact), or only some of its columns.
+
+    The keys that repeat (pattern, task, instance, model, terminal) are read as categories and turned back
+    into text that shares one string per value: a long sweep's rows cost a pointer per key, not a string."""
+    wanted = {k for k in KEYS if columns is None or k in columns}
+    shared = [k for k in wanted if k in REPEATED]
+    runs = pd.read_csv(out / RUNS, usecols=columns, keep_default_na=False, na_values=[""], float_precision="round_trip",
+                       dtype={k: ("category" if k in REPEATED else str) for k in wanted})
+    for key in shared:
+        runs[key] = runs[key].astype(object)
+    return runs
 
 
 def summary_of(out: Path) -> pd.DataFrame:

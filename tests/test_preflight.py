@@ -185,3 +185,9 @@ def test_an_out_on_a_read_only_place_is_exit_2(capsys: pytest.CaptureFixture[str
         pytest.skip("needs /proc")
     assert main(["bench", *SMALL, "--out", "/proc/self/wva-results"]) == 2
     assert "cannot be created" in one_line(capsys)
+
+
+def test_a_grader_on_a_paid_model_is_checked_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["bench", *SMALL, "--grader-model", "anthropic:grader-x", "--out", str(out)]) == 2
+    assert "anthropic:grader-x: no API key: set ANTHROPIC_API_KEY" in one_line(capsys) and not out.exists()

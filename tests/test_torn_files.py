@@ -107,3 +107,31 @@ def test_a_corrupted_manifest_names_the_file(reference: Path, tmp_path: Path,
         assert main(command) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"{out / 'manifest.json'} is not a readable manifest" in err
+
+
+@pytest.mark.parametrize("tasks, model, trials", [
+    ((TOY, "pipeline"), "sim:error_rate=0.2,fault_rate=0.3", 2),  # retries, errors, injected faults
+    (("examples/tickets/tickets.toml",), "replay:examples/tickets/cassette.jsonl", 1),  # unpriced: empty costs
+])
+def test_runs_csv_is_written_as_pandas_writes_it(tasks: tuple[str, ...], model: str, trials: int,
+                                                 tmp_path: Path) -> None:
+    """Streamed row by row, runs.csv is byte for byte the file `DataFrame(rows).to_csv()` gave before."""
+    import asyncio
+
+    import pandas as pd
+
+    from benchmarks.bench import BenchConfig, run_bench
+    from benchmarks.trial import RUN_COLUMNS
+
+    from .conftest import ROOT
+
+    rows: list[dict] = []
+    config = BenchConfig(tasks=tuple(str(ROOT / t) if t.endswith(".toml") else t for t in tasks), instances=4,
+                         trials=trials, model=model.replace("examples/", f"{ROOT}/examples/"), out=tmp_path / "r",
+                         workers=1)
+    asyncio.run(run_bench(config, on_trial=rows.append))
+    written = (tmp_path / "r" / "runs.csv").read_text()
+    order = {line.split(",", 1)[0]: i for i, line in enumerate(written.splitlines())}
+    frame = pd.DataFrame(sorted(rows, key=lambda r: order[r["run_id"]]), columns=RUN_COLUMNS)
+    frame = frame.astype({"success": bool, "trial": int, "seed": int})
+    assert frame.to_csv(index=False, lineterminator="\n") == written
