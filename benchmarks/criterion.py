@@ -33,7 +33,7 @@ import pandas as pd
 from . import predictability as pr
 from .atomic import write_atomic
 from .comparison import Pair, compare, instances_needed, pairs_frame
-from .criterion_io import format_verdicts, load_inputs, note, pareto_front
+from .criterion_io import criterion_inputs, format_verdicts, note, pareto_front
 from .stats import clustered_rate, percentile
 from .verdict import DEFAULT_MARGIN, best_workflow, check_margin, decide_declared, decide_selected
 
@@ -181,13 +181,11 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
                      comparator: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(criterion, pairs) for every task in a results folder (FileNotFoundError / ValueError if none)."""
     margin, comparator = check_margin(margin), check_comparator(comparator)
-    runs, events, manifest = load_inputs(out_dir, COLUMNS_READ)
-    agents = set(runs.loc[runs["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
-    rounds = pr.rounds_by_run(e for e in events if e.get("run_id") in agents)
+    blocks, rounds, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
     specs = pr.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     rows, pairs = [], []
-    for task, g in runs.groupby("task", sort=False):
+    for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, margin,
                              comparator)

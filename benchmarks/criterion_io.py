@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 import pandas as pd
 
 from .outputs import EVENTS, MANIFEST, RUNS, read_runs
+
+_RUN_ID = re.compile(r'\{"run_id": "([^"]*)"')  # how every line of events.jsonl begins
 
 
 def pareto_front(points: dict[str, tuple[float, float]]) -> list[str]:
@@ -39,6 +42,28 @@ def load_inputs(out_dir: str | Path, columns: list[str] | None = None) -> tuple[
     return runs, EventLines(out / EVENTS), read_manifest(out)
 
 
+def criterion_inputs(out_dir: str | Path, columns: list[str]) -> tuple[Iterator[pd.DataFrame],
+                                                                        dict[str, list[Any]], dict[str, Any]]:
+    """What the criterion reads, a task at a time: runs.csv's rows (those columns) one task after another, the
+    agent's walks (its tool-call rounds, from one pass over events.jsonl), and the manifest."""
+    from .outputs import task_blocks
+    from .predictability import rounds_by_run
+
+    out = Path(out_dir)
+    runs, events, manifest = load_inputs(out, ["run_id", "pattern", "success"])  # the checks, on a light read
+    agents = set(runs.loc[runs["pattern"] == "agent", "run_id"])
+    del runs
+    rounds = rounds_by_run(events.of_runs(agents))
+
+    def blocks() -> Iterator[pd.DataFrame]:
+        for block in task_blocks(out, columns):
+            if block["success"].dtype != bool:
+                block["success"] = block["success"].astype(str).str.lower().isin(("true", "1"))
+            yield block
+
+    return blocks(), rounds, manifest
+
+
 class EventLines:
     """events.jsonl as dicts, read line by line each time it is iterated; a line that is not JSON is a
     ValueError naming the file (a torn or edited file)."""
@@ -47,17 +72,25 @@ class EventLines:
         self.path = path
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self.of_runs(None)
+
+    def of_runs(self, run_ids: set[str] | None) -> Iterator[dict[str, Any]]:
+        """The events of these runs only (all if None); a line of another run is skipped unparsed."""
         if not self.path.exists():
             return
         with self.path.open(encoding="utf-8") as f:
             for number, line in enumerate(f, 1):
                 if not line.strip():
                     continue
+                if run_ids is not None and (lead := _RUN_ID.match(line)) and lead.group(1) not in run_ids:
+                    continue
                 try:
-                    yield json.loads(line)
+                    event = json.loads(line)
                 except ValueError:
                     raise ValueError(f"{self.path}: line {number} is not JSON (a torn or edited file: rerun 'wva "
                                      f"bench --resume --out {self.path.parent}' to repair it)") from None
+                if run_ids is None or event.get("run_id") in run_ids:
+                    yield event
 
 
 def read_manifest(out: Path) -> dict[str, Any]:

@@ -7,6 +7,8 @@ from `runs.csv` as written, reading only the columns it needs, with every float 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +39,53 @@ def read_runs(out: Path, columns: list[str] | None = None) -> pd.DataFrame:
 
 
 def summary_of(out: Path) -> pd.DataFrame:
-    runs = read_runs(out, SUMMARY_COLUMNS)
-    return summarise(runs) if len(runs) else pd.DataFrame()
+    """summary.csv's table from runs.csv, one task's rows at a time (runs.csv is in plan order: a task's rows
+    are together), so a long sweep's rows are never all in memory at once."""
+    parts = [summarise(rows) for rows in task_blocks(out, SUMMARY_COLUMNS)]
+    if not parts:
+        return pd.DataFrame()
+    summary = pd.concat(parts, ignore_index=True)
+    return summary.sort_values("task", kind="stable", ignore_index=True)  # groupby's order: task, then pattern
+
+
+def task_blocks(out: Path, columns: list[str], chunk: int = 20_000) -> Iterator[pd.DataFrame]:
+    """runs.csv's rows (those columns), one task after another; the whole file at once if a task's rows are
+    not together (a file not written by `wva bench`)."""
+    if not _tasks_together(out, chunk):
+        yield read_runs(out, columns)
+        return
+    pending: list[pd.DataFrame] = []
+    for frame in _chunks(out, columns, chunk):
+        starts = [*(frame["task"] != frame["task"].shift()).to_numpy().nonzero()[0].tolist(), len(frame)]
+        for a, b in pairwise(starts):
+            if pending and pending[-1]["task"].iloc[0] != frame["task"].iloc[a]:
+                yield pd.concat(pending, ignore_index=True)
+                pending = []
+            pending.append(frame.iloc[a:b])
+    if pending:
+        yield pd.concat(pending, ignore_index=True)
+
+
+def _chunks(out: Path, columns: list[str], chunk: int) -> Iterator[pd.DataFrame]:
+    shared = [k for k in REPEATED if k in columns]
+    for frame in pd.read_csv(out / RUNS, usecols=columns, keep_default_na=False, na_values=[""], chunksize=chunk,
+                             float_precision="round_trip", dtype={k: "category" for k in shared}):
+        for key in shared:
+            frame[key] = frame[key].astype(object)
+        yield frame
+
+
+def _tasks_together(out: Path, chunk: int) -> bool:
+    """Whether each task's rows are in one block (a pass over the `task` column alone)."""
+    seen: list[str] = []
+    for frame in pd.read_csv(out / RUNS, usecols=["task"], dtype=str, keep_default_na=False, chunksize=chunk):
+        for task in frame["task"][frame["task"] != frame["task"].shift()]:
+            if seen and seen[-1] == task:
+                continue
+            if task in seen:
+                return False
+            seen.append(task)
+    return True
 
 
 def write_summary(out: Path) -> pd.DataFrame:

@@ -13,8 +13,9 @@
   trials came from.
 - Neither flag: a folder that already holds every trial of this very sweep (same settings, same code,
   the manifest intact) has *nothing to do*: its tables and verdicts are printed from its files and no
-  byte of it changes. Any other folder with finished trials is refused: `--resume` to continue, or
-  `--overwrite` to start again.
+  byte of it changes. Any other folder with finished trials is refused, saying what to do: `--resume` to
+  continue (this sweep's trials, some missing), or `--overwrite` to start again; another `--out` (other
+  settings); `--resume --allow-mixed` (other code).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ from .errors import SweepRefused
 from .manifest import SETTINGS, code_of, fingerprint
 
 FRESH, RESUME, NOTHING = "fresh", "resume", "nothing to do"
+REMEDIES = {"settings": "use another --out, or --overwrite to start again",
+            "code": "--resume --allow-mixed to continue anyway (the manifest then lists both), or --overwrite to start "
+                    "again",
+            "manifest": "--overwrite to start again"}
 FLAGS = {"model": "--model", "seed": "--seed", "patterns": "--patterns", "tasks": "--tasks", "trials": "--trials",
          "prompt_cache": "--prompt-cache", "grader_model": "--grader-model", "limits": "the limits",
          "retry": "the retry policy"}
@@ -99,15 +104,12 @@ def decide(out: Path, state: FolderState, new: dict[str, Any], *, resume: bool, 
     if resume:
         if found is None or (found.kind == "code" and allow_mixed):
             return NOTHING if state.complete else RESUME  # nothing to run: no byte of the folder changes
-        remedy = {"settings": "use another --out, or --overwrite to start again",
-                  "code": "--resume --allow-mixed to continue anyway (the manifest then lists both), or --overwrite "
-                          "to start again",
-                  "manifest": "--overwrite to start again"}[found.kind]
-        raise SweepRefused(f"--resume refused: {held}, but {found.text}: {remedy}")
+        raise SweepRefused(f"--resume refused: {held}, but {found.text}: {REMEDIES[found.kind]}")
     if found is None and state.complete:
         return NOTHING
-    why = f" ({found.text})" if found else ""
-    raise SweepRefused(f"{held}{why}: --resume to continue, or --overwrite to start again")
+    if found is None:
+        raise SweepRefused(f"{held}: --resume to continue, or --overwrite to start again")
+    raise SweepRefused(f"{held} ({found.text}): {REMEDIES[found.kind]}")
 
 
 def mixed(old: dict[str, Any] | None, new: dict[str, Any]) -> list[dict[str, Any]] | None:
