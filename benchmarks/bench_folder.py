@@ -113,7 +113,7 @@ def start(config: Any, plan: Plan, survey: Survey, preflight: dict[str, Any] | N
     from .tasks.dataset import DatasetTask
 
     doc = manifest(**settings, started=survey.started, trials_total=len(plan),
-                   instances_run={t.label: len(t.instances) for t in plan.tasks},
+                   instances_run={t.label: t.count for t in plan.tasks},
                    dataset_tasks=[t.label for t in plan.tasks if isinstance(t.family, DatasetTask)],
                    **({"mixed": mix} if mix else {}), **({"preflight": preflight} if preflight else {}))
     write_manifest(out, doc)

@@ -181,11 +181,13 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
                      comparator: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(criterion, pairs) for every task in a results folder (FileNotFoundError / ValueError if none)."""
     margin, comparator = check_margin(margin), check_comparator(comparator)
-    blocks, rounds, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
+    blocks, events, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
     specs = pr.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     rows, pairs = [], []
     for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
+        agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
+        rounds = pr.rounds_by_run(events.of_runs(agents))
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, margin,
                              comparator)

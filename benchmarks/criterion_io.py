@@ -42,18 +42,20 @@ def load_inputs(out_dir: str | Path, columns: list[str] | None = None) -> tuple[
     return runs, EventLines(out / EVENTS), read_manifest(out)
 
 
-def criterion_inputs(out_dir: str | Path, columns: list[str]) -> tuple[Iterator[pd.DataFrame],
-                                                                        dict[str, list[Any]], dict[str, Any]]:
+def criterion_inputs(out_dir: str | Path, columns: list[str]) -> tuple[Iterator[pd.DataFrame], EventLines,
+                                                                        dict[str, Any]]:
     """What the criterion reads, a task at a time: runs.csv's rows (those columns) one task after another, the
-    agent's walks (its tool-call rounds, from one pass over events.jsonl), and the manifest."""
+    events (read from the file when iterated, `of_runs` to parse only some runs' lines), and the manifest."""
     from .outputs import task_blocks
-    from .predictability import rounds_by_run
 
     out = Path(out_dir)
-    runs, events, manifest = load_inputs(out, ["run_id", "pattern", "success"])  # the checks, on a light read
-    agents = set(runs.loc[runs["pattern"] == "agent", "run_id"])
-    del runs
-    rounds = rounds_by_run(events.of_runs(agents))
+    if not out.is_dir():
+        raise FileNotFoundError(f"no such folder: {out}")
+    if not (out / RUNS).exists():
+        raise FileNotFoundError(f"{out} has no {RUNS}: run 'wva bench --out {out}' first")
+    if pd.read_csv(out / RUNS, usecols=["run_id"], nrows=1).empty:
+        raise ValueError(f"{out / RUNS} has no trials")
+    manifest = read_manifest(out)
 
     def blocks() -> Iterator[pd.DataFrame]:
         for block in task_blocks(out, columns):
@@ -61,7 +63,7 @@ def criterion_inputs(out_dir: str | Path, columns: list[str]) -> tuple[Iterator[
                 block["success"] = block["success"].astype(str).str.lower().isin(("true", "1"))
             yield block
 
-    return blocks(), rounds, manifest
+    return blocks(), EventLines(out / EVENTS), manifest
 
 
 class EventLines:

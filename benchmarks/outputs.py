@@ -48,7 +48,7 @@ def summary_of(out: Path) -> pd.DataFrame:
     return summary.sort_values("task", kind="stable", ignore_index=True)  # groupby's order: task, then pattern
 
 
-def task_blocks(out: Path, columns: list[str], chunk: int = 20_000) -> Iterator[pd.DataFrame]:
+def task_blocks(out: Path, columns: list[str], chunk: int = 5_000) -> Iterator[pd.DataFrame]:
     """runs.csv's rows (those columns), one task after another; the whole file at once if a task's rows are
     not together (a file not written by `wva bench`)."""
     if not _tasks_together(out, chunk):

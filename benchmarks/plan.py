@@ -27,20 +27,25 @@ def not_offered(family: Any) -> dict[str, str]:
 class TaskPlan:
     label: str
     family: Any
-    instances: list[Any]
+    count: int  # its instances (a dataset may hold fewer than asked for)
     patterns: tuple[str, ...]  # the sweep's patterns this task offers, in the sweep's order
     start: int  # the position of the task's first trial
     index: dict[str, int]  # instance id -> its place among the task's instances
-    requested: int  # --instances: a dataset may hold fewer
+    requested: int  # --instances
     trials_each: int
+    seed: int
 
     @property
     def size(self) -> int:
-        return len(self.instances) * len(self.patterns) * self.trials_each
+        return self.count * len(self.patterns) * self.trials_each
+
+    def instances(self) -> list[Any]:
+        """Made again when asked for (seeded, so the same): a sweep holds one task's instances at a time."""
+        return list(self.family.instances(self.requested, self.seed))
 
 
 class Plan:
-    """`for spec in plan` (in order), `len(plan)`, `plan.position(row)` and `plan.spec_at(position)`."""
+    """`for spec in plan` (in order), `len(plan)`, `plan.position(row)` and `plan.specs(positions)`."""
 
     def __init__(self, config: Any) -> None:
         self.model, self.seed, self.trials = config.model, config.seed, config.trials
@@ -52,9 +57,10 @@ class Plan:
             label = task_label(family)
             self.policies[label] = family.policy()
             skipped = not_offered(family)  # e.g. `route` for a task file without [routes]
-            instances = list(family.instances(config.instances, config.seed))
-            task = TaskPlan(label, family, instances, tuple(p for p in config.patterns if p not in skipped), start,
-                            {inst.id: i for i, inst in enumerate(instances)}, config.instances, config.trials)
+            ids = [inst.id for inst in family.instances(config.instances, config.seed)]
+            task = TaskPlan(label, family, len(ids), tuple(p for p in config.patterns if p not in skipped), start,
+                            {inst_id: i for i, inst_id in enumerate(ids)}, config.instances, config.trials,
+                            config.seed)
             self.tasks.append(task)
             start += task.size
         self.total = start
@@ -64,25 +70,20 @@ class Plan:
         return self.total
 
     def __iter__(self) -> Iterator[TrialSpec]:
-        for task in self.tasks:
-            for instance in task.instances:
-                for pattern in task.patterns:
-                    for t in range(self.trials):
-                        yield TrialSpec(pattern, task.label, task.family, instance, t, self.model, self.seed)
+        return self.specs(iter(range(self.total)))
 
     def specs(self, positions: Iterator[int]) -> Iterator[TrialSpec]:
-        """The trials at these positions (ascending), in order."""
+        """The trials at these positions (ascending), in order, each task's instances made once."""
+        task, instances = None, []
         for position in positions:
-            yield self.spec_at(position)
-
-    def spec_at(self, position: int) -> TrialSpec:
-        task = next(t for t in reversed(self.tasks) if t.start <= position)
-        offset = position - task.start
-        per_instance = len(task.patterns) * self.trials
-        instance, rest = divmod(offset, per_instance)
-        pattern, trial = divmod(rest, self.trials)
-        return TrialSpec(task.patterns[pattern], task.label, task.family, task.instances[instance], trial,
-                         self.model, self.seed)
+            at = next(t for t in reversed(self.tasks) if t.start <= position)
+            if at is not task:
+                task, instances = at, at.instances()
+            offset = position - at.start
+            instance, rest = divmod(offset, len(at.patterns) * self.trials)
+            pattern, trial = divmod(rest, self.trials)
+            yield TrialSpec(at.patterns[pattern], at.label, at.family, instances[instance], trial, self.model,
+                            self.seed)
 
     def position(self, row: dict[str, Any]) -> int | None:
         """The row's place in this plan, or None if it is not one of its trials (another model, seed, task…).
@@ -105,5 +106,5 @@ class Plan:
 
     def short_datasets(self) -> list[str]:
         """A line per task whose dataset holds fewer instances than --instances asked for."""
-        return [f"--instances {t.requested}: {t.label} has only {len(t.instances)}; running {len(t.instances)}"
-                for t in self.tasks if len(t.instances) < t.requested]
+        return [f"--instances {t.requested}: {t.label} has only {t.count}; running {t.count}"
+                for t in self.tasks if t.count < t.requested]
