@@ -33,7 +33,7 @@ import pandas as pd
 from . import predictability as pr
 from .atomic import write_atomic
 from .comparison import Pair, compare, instances_needed, pairs_frame
-from .criterion_io import criterion_inputs, format_verdicts, note, pareto_front
+from .criterion_io import criterion_inputs, format_verdicts, load_inputs, note, pareto_front
 from .stats import clustered_rate, percentile
 from .verdict import DEFAULT_MARGIN, best_workflow, check_margin, decide_declared, decide_selected
 
@@ -53,7 +53,7 @@ COLUMNS = [
     "agent_latency_p50", "workflow_latency_p50", "threshold",
 ]
 __all__ = ["COLUMNS", "NAME", "PAIRS", "THRESHOLD", "VERDICTS", "agrees", "check_comparator", "criterion_table",
-           "format_verdicts", "pareto_front", "predict", "write_criterion"]
+           "format_verdicts", "load_inputs", "pareto_front", "predict", "write_criterion"]
 
 
 COLUMNS_READ = ["run_id", "task", "pattern", "instance", "success", "cost_usd", "latency_s", "steps"]
