@@ -73,8 +73,8 @@ def problem(old: dict[str, Any] | None, new: dict[str, Any], state: FolderState)
                                    "file's dataset changed?)")
     if old.get("code_digest") != new.get("code_digest"):
         was = old.get("code_digest") or "not recorded"
-        return Problem("code", f"its trials came from other code (code digest {was}, commit {_commit(old)}; now "
-                               f"{new.get('code_digest')}, commit {_commit(new)})")
+        return Problem("code", f"its trials came from other code: code digest {was} at commit {_commit(old)}, now "
+                               f"{new.get('code_digest')} at commit {_commit(new)}")
     for name, wanted in (new.get("packages") or {}).items():
         had = (old.get("packages") or {}).get(name)
         if had != wanted:
