@@ -36,3 +36,21 @@ def write_atomic_bytes(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class AtomicFile:
+    """A binary file written in pieces, then put in place at once: `commit()`, or `abort()` to leave no trace."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        fd, self._tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        self.file: IO[bytes] = os.fdopen(fd, "wb")
+
+    def commit(self) -> None:
+        self.file.close()
+        os.chmod(self._tmp, 0o644)
+        os.replace(self._tmp, self.path)
+
+    def abort(self) -> None:
+        self.file.close()
+        Path(self._tmp).unlink(missing_ok=True)

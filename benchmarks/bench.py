@@ -4,17 +4,19 @@ Trials run concurrently (asyncio, at most `concurrency` in flight). A simulated 
 time costs no waiting, so there concurrency only interleaves; with a real model, a shared bound
 on model calls in flight (`max_in_flight`) keeps a sweep inside the provider's rate limits,
 however many calls a parallel workflow makes at once.
+
+What a sweep may do with a folder that already holds trials is `benchmarks.resume`'s rule; the
+folder is locked for the sweep's whole life (`benchmarks.folder`); each finished trial is appended to
+a journal as it ends, and the tidy files are written from the journals at the end, trial by trial
+(`benchmarks.store`), so memory stays flat however long the sweep.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import time
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +24,19 @@ import pandas as pd
 
 from patterns.limits import Limits
 from patterns.model import aclose_model, can_fork
-from patterns.replay import ReplayMismatch
 from patterns.retry import RetryPolicy
 from patterns.specs import load_model
 
-from . import journal
-from .manifest import manifest
+from . import bench_folder as folder
+from .breaker import Breaker
+from .errors import SweepStopped
 from .names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS
-from .outputs import records_from_outputs, write_outputs
-from .tasks.base import task_label
-from .tasks.registry import load_task
+from .plan import Plan, not_offered
+from .preflight import preflight
 from .trial import SCORE_TIMEOUT_S, TrialSpec, run_trial
 
 EXECUTORS = ("local", "ray")
+__all__ = ["BenchConfig", "BenchOutcome", "not_offered", "plan", "run_bench", "run_specs", "settings_of"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class BenchConfig:
     address: str | None = None  # the Ray cluster (`auto`, `ray://host:10001`); None: a local Ray instance
     grader_model: str | None = None  # a model-graded task's grader (`--grader-model`); None: the run's model
     tracing: Any = None  # a `patterns.otel.Tracing` (`--otel`): spans per trial; one process only (not pickled)
+    overwrite: bool = False  # start again in a folder that holds finished trials (`--overwrite`)
+    allow_mixed: bool = False  # with resume: accept trials of another code version (`--allow-mixed`)
     score_timeout_s: float | None = SCORE_TIMEOUT_S  # a scorer's code, per trial (`--score-timeout`)
 
     def __post_init__(self) -> None:
@@ -69,31 +73,27 @@ class BenchConfig:
             raise ValueError(f"--workers must be >= 1, got {self.workers}")
         if self.executor not in EXECUTORS:
             raise ValueError(f"unknown executor {self.executor!r}: choose from {', '.join(EXECUTORS)}")
-        if self.out.exists() and not self.out.is_dir():
-            raise ValueError(f"output folder {str(self.out)!r} exists and is not a folder")
-        if self.resume:
-            self._check_resumable()
-
-    def _check_resumable(self) -> None:
-        """Trials priced with and without prompt caching must not mix in one folder (run ids do not say which)."""
-        path = self.out / "manifest.json"
-        try:
-            before = json.loads(path.read_text()).get("prompt_cache") if path.exists() else None
-        except (OSError, ValueError):
-            return  # an unreadable manifest says nothing to compare with (it is rewritten at the end)
-        now = "on" if self.limits.prompt_cache else "off"
-        if before in ("on", "off") and before != now:
-            raise ValueError(f"--resume: {str(self.out)!r} was run with --prompt-cache {before}; resume it with "
-                             f"--prompt-cache {before}, or write to another --out")
+        if self.resume and self.overwrite:
+            raise ValueError("--resume and --overwrite contradict each other: choose one")
+        if self.allow_mixed and not self.resume:
+            raise ValueError("--allow-mixed goes with --resume")
 
 
 @dataclass(frozen=True)
 class BenchOutcome:
-    runs: pd.DataFrame
     summary: pd.DataFrame
     ran: int  # trials run by this invocation (the rest came from a resume)
     warnings: tuple[str, ...]
     out: Path
+    trials: int = 0  # trials in the folder's runs.csv
+    nothing_to_do: bool = False  # the folder already held every trial of this sweep: nothing ran or changed
+
+    @cached_property
+    def runs(self) -> pd.DataFrame:
+        """runs.csv, read when asked for (a long sweep's rows are never all in memory otherwise)."""
+        from .outputs import read_runs
+
+        return read_runs(self.out)
 
 
 class BoundedModel:
@@ -112,115 +112,149 @@ class BoundedModel:
 
 
 def plan(config: BenchConfig) -> tuple[list[TrialSpec], dict[str, Any]]:
-    """Every trial of the sweep, in a stable order, and each task's SimModel policy."""
-    specs: list[TrialSpec] = []
-    policies: dict[str, Any] = {}
-    for task_spec in config.tasks:
-        family = load_task(task_spec)
-        label = task_label(family)
-        policies[label] = family.policy()
-        skipped = not_offered(family)  # e.g. `route` for a task file without [routes]
-        for instance in family.instances(config.instances, config.seed):
-            for pattern in (p for p in config.patterns if p not in skipped):
-                for t in range(config.trials):
-                    specs.append(TrialSpec(pattern, label, family, instance, t, config.model, config.seed))
-    return specs, policies
-
-
-def not_offered(family: Any) -> dict[str, str]:
-    """The patterns a family does not offer, each with its reason (a family may declare `not_offered()`)."""
-    declared = getattr(family, "not_offered", None)
-    return dict(declared()) if callable(declared) else {}
+    """Every trial of the sweep, in a stable order, and each task's SimModel policy (a shard's view)."""
+    the_plan = Plan(config)
+    return list(the_plan), the_plan.policies
 
 
 async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]], None] | None = None,
-                    on_start: Callable[[int, int], None] | None = None, model: Any = None) -> BenchOutcome:
-    """Run the sweep (or its missing trials, with `resume`), then write the tidy files.
-
-    `model` overrides `load_model(config.model)` (a model built in code, e.g. an `AnthropicModel`
-    with a client timeout); `config.model` still labels the rows and the run ids.
-    """
-    started = datetime.now(UTC).isoformat(timespec="seconds")
-    owns_model = model is None
-    model = load_model(config.model) if owns_model else model
-    specs, policies = plan(config)
-    config.out.mkdir(parents=True, exist_ok=True)
-    path = config.out / journal.NAME
+                    on_start: Callable[[int, int], None] | None = None, model: Any = None,
+                    on_warning: Callable[[str], None] | None = None) -> BenchOutcome:
+    """Run the sweep (or its missing trials, with `resume`), then write the tidy files. `model` overrides
+    `load_model(config.model)` (e.g. an `AnthropicModel` with a client timeout); `config.model` labels the rows.
+    `on_warning` sees each warning as it arises (else they are in the outcome). Raises `SweepRefused` (nothing
+    ran: the folder's rules, the pre-flight request) and `SweepStopped` (the circuit breaker)."""
     warnings: list[str] = []
-    done: dict[str, dict[str, Any]] = {}
-    if config.resume:
-        loaded = journal.load_all(config.out)  # the sweep's journal and any shard's
-        warnings += loaded.warnings
-        done = {**records_from_outputs(config.out), **loaded.records}
-    else:
-        journal.remove_all(config.out)
-    todo = [s for s in specs if s.run_id not in done]
-    if on_start:
-        on_start(len(specs), len(specs) - len(todo))
-    t0 = time.perf_counter()
 
-    with journal.Journal(path) as log:
-        def record(spec: TrialSpec, row: dict[str, Any], events: list[dict[str, Any]], *, logged: bool = False) -> None:
-            if not logged:
-                log.append(row, events)
-            done[spec.run_id] = {"row": row, "events": events}
-            if on_trial:
-                on_trial(row)
+    def warn(text: str) -> None:
+        warnings.append(text)
+        if on_warning is not None:
+            on_warning(text)
 
-        from .shards import run_sharded, workers_for
-
-        workers = workers_for(config, len(todo), model_given=not owns_model)
-        executed: dict[str, Any] = {}  # what the shards' executor says of itself (a Ray cluster's address, nodes)
+    folder.check_writable(config.out)
+    the_plan = Plan(config)
+    for line in the_plan.short_datasets():
+        warn(line)
+    with folder.Claim(config.out, warn) as claim:
+        survey = folder.survey(config, the_plan, warn)
+        if survey.action == folder.NOTHING:
+            return folder.outcome(config, survey, ran=0, warnings=warnings, nothing_to_do=True)
+        owns_model = model is None
+        model, checked = await _checked(config, model)
         try:
-            if todo and (workers > 1 or config.executor != "local"):
-                executed = await run_sharded(config, todo, workers, record)
-            else:
-                await run_specs(todo, model, policies, config, config.concurrency, config.max_in_flight, record)
-        except ReplayMismatch:
-            if not config.resume:  # nothing of this failed sweep is left behind
-                log.__exit__()
-                journal.remove_all(config.out)
-            raise
+            claim.make()  # the folder exists from here on, locked
+            doc = folder.start(config, the_plan, survey, checked, warn)
+            ran = await _run_missing(config, the_plan, survey, model, owns_model, on_trial, on_start)
+            folder.finish(config, the_plan, survey, doc)
         finally:
             if owns_model:
                 await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
-    records = [done[s.run_id] for s in specs]
-    doc = manifest(**settings_of(config), **{"workers": workers, **executed}, started=started,
-                   finished=datetime.now(UTC).isoformat(timespec="seconds"),
-                   sweep_seconds=round(time.perf_counter() - t0, 3), trials_total=len(specs))
-    runs, summary = write_outputs(config.out, records, doc)
-    journal.remove_all(config.out)  # everything is in the tidy files now
-    return BenchOutcome(runs, summary, len(todo), tuple(warnings), config.out)
+    return folder.outcome(config, survey, ran=ran, warnings=warnings)
 
 
-async def run_specs(specs: list[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
+async def _run_missing(config: BenchConfig, the_plan: Plan, survey: Any, model: Any, owns_model: bool,
+                       on_trial: Callable[[dict[str, Any]], None] | None,
+                       on_start: Callable[[int, int], None] | None) -> int:
+    """Run the trials the folder does not hold yet, each appended to the journal as it ends; how many ran."""
+    from patterns.replay import ReplayMismatch
+
+    from . import journal
+    from .shards import run_sharded, workers_for
+
+    count = sum(1 for _ in survey.sources.missing())
+    if on_start:
+        on_start(len(the_plan), len(the_plan) - count)
+    done = 0
+    with journal.Journal(config.out / journal.NAME) as log:
+        def record(spec: TrialSpec, row: dict[str, Any], events: list[dict[str, Any]], *, logged: bool = False) -> None:
+            nonlocal done
+            if not logged:
+                log.append(row, events)
+            done += 1
+            if on_trial:
+                on_trial(row)
+
+        workers = workers_for(config, count, model_given=not owns_model)
+        survey.workers = workers
+        todo = the_plan.specs(survey.sources.missing())  # generated as the workers take them
+        try:
+            if count and (workers > 1 or config.executor != "local"):
+                survey.executed = await run_sharded(config, list(todo), workers, record)
+            else:
+                await run_specs(todo, model, the_plan.policies, config, config.concurrency, config.max_in_flight,
+                                record, count=count)
+        except ReplayMismatch:
+            if survey.action == folder.FRESH:  # nothing of this failed sweep is left behind
+                log.__exit__()
+                folder.undo(config)
+            raise
+        except SweepStopped as exc:  # the circuit breaker: what finished stays in the journal
+            raise SweepStopped(f"{exc}; the {survey.sources.count() + done} trials that finished are kept in "
+                               f"{config.out}/: fix the cause, then run the same command with --resume") from None
+    return done
+
+
+async def _checked(config: BenchConfig, model: Any) -> tuple[Any, dict[str, Any] | None]:
+    """(the sweep's model, what its pre-flight request took): a paid model makes one cheap call first."""
+    owned = model is None
+    model = load_model(config.model) if owned else model
+    try:
+        checked = await preflight(model, config.model, config.retry)
+        if config.grader_model and config.grader_model != config.model:  # a grader on another paid model
+            grader = load_model(config.grader_model)
+            try:
+                await preflight(grader, config.grader_model, config.retry)
+            finally:
+                await aclose_model(grader)
+        return model, checked
+    except BaseException:
+        if owned:
+            await aclose_model(model)
+        raise
+
+
+async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
                     concurrency: int, max_in_flight: int,
                     on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None],
-                    keep_going: Callable[[], bool] = lambda: True) -> None:
-    """Run trials in this process, at most `concurrency` at once; `on_record` sees each as it ends."""
+                    keep_going: Callable[[], bool] = lambda: True, *, count: int | None = None) -> None:
+    """Run trials in this process, at most `concurrency` at once; `on_record` sees each as it ends.
+
+    `specs` may be a generator (a long sweep's plan is never a list here): `count` says how many it yields."""
     shared = model if can_fork(model) else BoundedModel(model, max_in_flight)
-    grader = None
-    if config.grader_model and any(getattr(s.family, "agrade", None) for s in specs):
-        grader = load_model(config.grader_model)
-        grader = grader if can_fork(grader) else BoundedModel(grader, max_in_flight)
-    queue = deque(specs)
+    breaker = Breaker(on_record)  # stops the sweep on a streak of the same hard error (breaker.py)
+    count = len(specs) if count is None and isinstance(specs, list | tuple) else count
+    graders: list[Any] = []  # the grader model, made when the first model-graded trial needs it
+
+    def grader_for(spec: TrialSpec) -> Any:
+        if not (config.grader_model and getattr(spec.family, "agrade", None)):
+            return None
+        if not graders:
+            made = load_model(config.grader_model)
+            graders.append(made if can_fork(made) else BoundedModel(made, max_in_flight))
+        return graders[0]
+
+    queue = iter(specs)
 
     async def worker() -> None:
-        while queue and keep_going():
-            spec = queue.popleft()
+        while keep_going() and breaker.keep_going() and (spec := next(queue, None)) is not None:
             # Its own task, so its own timeline: on a virtual clock every trial starts at 0, whichever
             # trials ran before it in this worker (or process), so its event times are the same floats.
             row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
                                                               limits=config.limits, retry=config.retry,
-                                                              grader=grader, tracing=config.tracing,
+                                                              grader=grader_for(spec), tracing=config.tracing,
                                                               score_timeout_s=config.score_timeout_s))
-            on_record(spec, row, events)
+            breaker(spec, row, events)
 
     try:
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, max(len(specs), 1)))))
+        workers = concurrency if count is None else min(concurrency, max(count, 1))
+        await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
-        if grader is not None:
+        if breaker.tripped is None:
+            breaker.flush()  # a streak that never reached the limit is ordinary results
+        for grader in graders:
             await aclose_model(grader)  # a grader's SDK client belongs to this event loop, as the model's does
+    if breaker.tripped is not None:
+        raise SweepStopped(f"stopped: {breaker.tripped}")
 
 
 def settings_of(config: BenchConfig) -> dict[str, Any]:

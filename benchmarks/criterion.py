@@ -37,7 +37,7 @@ from . import predictability as pr
 from .atomic import write_atomic
 from .bounds import FIXED, Levels
 from .comparison import pairs_frame
-from .criterion_io import format_verdicts, load_inputs, note, pareto_front
+from .criterion_io import criterion_inputs, format_verdicts, load_inputs, note, pareto_front
 from .deciding import MODES, Decided, decide_task
 from .stats import clustered_rate, percentile
 from .tradeoff import price, price_columns
@@ -66,7 +66,17 @@ COLUMNS = [
     "agent_cost", "workflow_cost", "agent_latency_p50", "workflow_latency_p50", "threshold",
 ]
 __all__ = ["COLUMNS", "NAME", "PAIRS", "THRESHOLD", "VERDICTS", "agrees", "check_comparator", "criterion_table",
-           "format_verdicts", "pareto_front", "predict", "write_criterion"]
+           "format_verdicts", "load_inputs", "pareto_front", "predict", "write_criterion"]
+
+
+COLUMNS_READ = ["run_id", "task", "pattern", "instance", "success", "cost_usd", "latency_s", "steps"]
+NO_DATA = "no data"  # not a verdict: the task's trials measured nothing (no model call succeeded)
+NO_CALLS = "no model call succeeded in any trial of this task, so nothing was measured"
+
+
+def any_model_call_succeeded(g: pd.DataFrame) -> bool:
+    """Whether any trial made at least one successful model call (`steps` counts those)."""
+    return bool((pd.to_numeric(g["steps"], errors="coerce").fillna(0) > 0).any())
 
 
 def predict(predictability: float, threshold: float = THRESHOLD) -> str | None:
@@ -162,6 +172,10 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec
     if "agent" not in stats or not flows:
         row["note"] = row["reason"] = "no agent runs" if "agent" not in stats else "no workflow runs"
         return row, pd.DataFrame()
+    if not any_model_call_succeeded(g):  # a wrong key or base URL: every figure would be an artefact
+        row["verdict"], row["note"] = NO_DATA, NO_CALLS
+        row["reason"] = NO_CALLS
+        return row, pd.DataFrame()
     family = pr.load_family(spec)
     row.update(_predictability(g, rounds, family, seed))
     decided = decide_task(g, flows, getattr(family, "natural_workflow", None), options, seed, levels)
@@ -186,12 +200,13 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     `levels`: per task, the interval levels to read instead of the fixed design's (a sequential run's at
     the look each task stopped: `Levels(**record["levels"])` from `benchmarks.sequential`)."""
     options = check_options(Options(margin, comparator, cost_margin, value_per_success))
-    runs, events, manifest = load_inputs(out_dir)
-    rounds = pr.rounds_by_run(events)
+    blocks, events, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
     specs = pr.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     rows, pairs = [], []
-    for task, g in runs.groupby("task", sort=False):
+    for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
+        agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
+        rounds = pr.rounds_by_run(events.of_runs(agents))
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
                              (levels or {}).get(str(task), FIXED))

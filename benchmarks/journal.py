@@ -9,6 +9,7 @@ and the journal is removed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,28 +23,66 @@ class Loaded:
     warnings: list[str] = field(default_factory=list)
 
 
-def load(path: Path) -> Loaded:
-    out = Loaded()
+def scan(path: Path, warnings: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(offset, record) for every whole, readable line, in file order; read only, never held all at once.
+
+    A last line without its newline (torn by a kill mid-write) and a line that does not parse are
+    reported in `warnings` and skipped: their trials rerun."""
     if not path.exists():
-        return out
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    complete, tail = lines[:-1], lines[-1]
-    if tail.strip():
-        out.warnings.append(f"dropped a torn last line in {path.name} ({len(tail)} bytes): that trial will rerun")
-    for number, raw in enumerate(complete, 1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-            rid = record["row"]["run_id"]
-        except (ValueError, KeyError, TypeError):
-            out.warnings.append(f"dropped unreadable line {number} of {path.name}")
-            continue
-        out.records[rid] = record  # a duplicate (should not happen) keeps the last
-    if tail.strip():  # cut it off now, so the next append starts on a clean line
-        with path.open("r+b") as f:
-            f.truncate(len(data) - len(tail))
+        return
+    with path.open("rb") as f:
+        offset = 0
+        for number, raw in enumerate(f, 1):
+            where, offset = offset, offset + len(raw)
+            if not raw.endswith(b"\n"):
+                if raw.strip():
+                    warnings.append(f"dropped a torn last line in {path.name} ({len(raw)} bytes): that trial "
+                                    "will rerun")
+                return
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+                if not (isinstance(record["row"]["run_id"], str) and isinstance(record["events"], list)):
+                    raise TypeError("not a trial's record")
+            except (ValueError, KeyError, TypeError):
+                warnings.append(f"dropped unreadable line {number} of {path.name}: that trial will rerun")
+                continue
+            yield where, record
+
+
+def repair(path: Path) -> None:
+    """Cut a torn last line off, so the next append starts on a clean line."""
+    if not path.exists():
+        return
+    with path.open("r+b") as f:
+        end = f.seek(0, 2)
+        keep = end
+        while keep > 0:
+            start = max(0, keep - 65536)
+            f.seek(start)
+            block = f.read(keep - start)
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                keep = start + newline + 1
+                break
+            keep = start
+        if keep < end:
+            f.truncate(keep)
+
+
+def read_at(f: Any, offset: int) -> dict[str, Any]:
+    """The record whose line starts at `offset` of an open journal (binary)."""
+    f.seek(offset)
+    return json.loads(f.readline())  # type: ignore[no-any-return]
+
+
+def load(path: Path) -> Loaded:
+    """Every record of one journal, by run id (a torn last line is cut off the file)."""
+    out = Loaded()
+    for _, record in scan(path, out.warnings):
+        out.records[record["row"]["run_id"]] = record  # a duplicate (should not happen) keeps the last
+    repair(path)
     return out
 
 

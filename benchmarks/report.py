@@ -14,7 +14,7 @@ import pandas as pd
 from .atomic import write_text_atomic
 from .cache_costs import cache_section
 from .criterion import PAIRS, THRESHOLD, write_criterion
-from .criterion_io import load_inputs, method_text, tradeoff_text
+from .criterion_io import load_inputs, method_text, sim_caveat, sim_dataset_tasks, tradeoff_text
 from .verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 
 NAME = "REPORT.md"
@@ -46,23 +46,62 @@ def _x(x: float) -> str:
 
 
 def model_paragraph(manifest: dict[str, Any], runs: pd.DataFrame) -> str:
-    model = str(manifest.get("model") or (runs["model"].iloc[0] if "model" in runs else "unknown"))
+    """Who produced the figures and how many there are — from the rows themselves; where the manifest says
+    otherwise, a note says so (the rows are what the figures are computed from)."""
+    models = sorted(runs["model"].astype(str).unique()) if "model" in runs else ["unknown"]
+    seeds = sorted(str(s) for s in runs["seed"].unique()) if "seed" in runs else ["?"]
+    model = models[0] if len(models) == 1 else " and ".join(models)
     git = manifest.get("git") or {}
     when = manifest.get("finished", "an unrecorded time")
     commit = f" at commit `{str(git.get('commit'))[:10]}`{' (uncommitted changes)' if git.get('dirty') else ''}" \
         if git.get("commit") else ""
-    text = (f"**Data.** Every number below was produced by the model `{model}` (seed {manifest.get('seed', '?')}): "
-            f"{runs['task'].nunique()} task(s), {runs['pattern'].nunique()} patterns, "
-            f"{manifest.get('instances', '?')} instances × {manifest.get('trials', '?')} trials each, "
+    text = (f"**Data.** Every number below was produced by the model `{model}` (seed {', '.join(seeds)}): "
+            f"{runs['task'].nunique()} task(s), {runs['pattern'].nunique()} patterns, {counts_text(runs)}, "
             f"{len(runs)} trials in all, finished {when}{commit}.")
-    if model.startswith("sim"):
+    if models[0].startswith("sim"):
         text += (" `sim` is the embedded simulated model, a measuring instrument and not a language model: these "
                  "figures measure the **mechanics** — how cost, latency and success respond to a task's shape and to "
                  "a set per-decision error rate — **not the quality of any real model**. Re-run with "
                  "`--model anthropic:<model-id>` to measure one.")
-    elif model.startswith("replay"):
+    elif models[0].startswith("replay"):
         text += " The replies were replayed from a recorded cassette (a real model's run, re-analysed offline)."
+    caveat = sim_caveat(sim_dataset_tasks(runs, manifest))
+    if caveat:
+        text += f"\n\n**Not a measure of quality.** {caveat}."
+    differ = disagreements(manifest, runs, models, seeds)
+    if differ:
+        text += (f"\n\n**Note:** `manifest.json` disagrees with `runs.csv` ({'; '.join(differ)}): every figure here "
+                 "is computed from `runs.csv`.")
     return text
+
+
+def counts_text(runs: pd.DataFrame) -> str:
+    """`60 instances × 3 trials each`, counted from the rows (per task when the tasks differ)."""
+    instances = runs.groupby("task", sort=False)["instance"].nunique()
+    per = runs.groupby(["task", "pattern", "instance"]).size()
+    trials = f"{per.min()}" if per.min() == per.max() else f"{per.min()}–{per.max()}"
+    if instances.nunique() == 1:
+        return f"{int(instances.iloc[0])} instances × {trials} trials each"
+    return f"{', '.join(f'{t} {n}' for t, n in instances.items())} instances × {trials} trials each"
+
+
+def disagreements(manifest: dict[str, Any], runs: pd.DataFrame, models: list[str], seeds: list[str]) -> list[str]:
+    """Where the manifest's model, seed or counts are not the rows'."""
+    if not manifest:
+        return ["there is no manifest"]
+    found = []
+    if "model" in manifest and [str(manifest["model"])] != models:
+        found.append(f"it names the model `{manifest['model']}`")
+    if "seed" in manifest and [str(manifest["seed"])] != seeds:
+        found.append(f"it names seed {manifest['seed']}")
+    recorded = manifest.get("instances_run") or {}
+    actual = runs.groupby("task")["instance"].nunique()
+    wrong = [f"{t}: {n} instances" for t, n in recorded.items() if t in actual and int(actual[t]) != int(n)]
+    if wrong:
+        found.append(f"it records {', '.join(wrong)}")
+    if "trials_total" in manifest and int(manifest["trials_total"]) != len(runs):
+        found.append(f"it records {manifest['trials_total']} trials")
+    return found
 
 
 def task_paragraph(r: Any) -> str:
@@ -200,7 +239,8 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     cost_margin = float(known["cost_margin"].iloc[0]) if len(known["cost_margin"]) else DEFAULT_COST_MARGIN
     value = float(known["value_per_success"].iloc[0]) if len(known["value_per_success"]) else None
     sweep = find_sweep(out)
-    charts = draw_all(out, runs, events, df, manifest, sweep)
+    caveat = sim_caveat(sim_dataset_tasks(runs, manifest))
+    charts = draw_all(out, runs, events, df, manifest, sweep, caveat=caveat)
     parts = ["# Workflow or agent? — benchmark report", "", model_paragraph(manifest, runs), "",
              "## Verdicts", "", verdict_table(df), "", overall(df), "", method_section(margin, cost_margin, value), "",
              "## Per task", ""]
@@ -216,6 +256,8 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
                               "before any run. Right: the union of the agent's walks (edge width = how often).")
         else:
             title, caption = CAPTIONS[key]
+        if caveat:
+            caption += " *Simulator on a user's own dataset: the success figures here measure nothing about quality.*"
         parts += [f"### {title}", "", caption, "", f"![{title}]({path.name})", ""]
     report = out / NAME
     write_text_atomic(report, "\n".join(parts))

@@ -36,7 +36,8 @@ def test_openai_sim_through_the_server_gives_the_in_process_success_figures(
         asyncio.run(run_bench(BenchConfig(model="openai:sim", out=tmp_path / "openai", **common)))
         calls = server.model.calls
     sim, wire = (load_results(tmp_path / name) for name in ("sim", "openai"))
-    assert len(wire["runs"]) == len(sim["runs"]) == 2 * 7 * 30 and calls == wire["runs"]["steps"].sum()
+    assert len(wire["runs"]) == len(sim["runs"]) == 2 * 7 * 30
+    assert calls == wire["runs"]["steps"].sum() + wire["manifest"]["preflight"]["attempts"]  # + the pre-flight
     assert set(wire["runs"]["terminal"]) <= {"completed", "error", "max_steps"}
     both = pd.merge(sim["summary"], wire["summary"], on=["task", "pattern"], suffixes=("_sim", "_wire"))
     assert len(both) == 14

@@ -69,3 +69,13 @@ def test_loop_overhead_prints_its_tables(fake: str, capsys: pytest.CaptureFixtur
     assert "| floor: the same bookkeeping in one function |" in out
     assert "vs textbook N=10" in out and "peak memory / conversation deep size" in out
     assert "| one agent step's bookkeeping, each piece timed alone | µs |" in out and "For scale" in out
+
+
+def test_the_memory_script_measures_each_sweep_in_its_own_process(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks.perf import memory
+
+    memory.main(["--trials", "21,42", "--tasks", "pipeline"])
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines[2:]]
+    assert [int(r[0]) for r in rows] == [21, 42] and float(rows[0][3]) == 1.0
+    assert all(100 < float(r[2]) < 2000 for r in rows)  # a peak RSS in MB, read from the child itself

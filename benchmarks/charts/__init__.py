@@ -16,9 +16,22 @@ from .style import PATTERN_COLOURS, PATTERN_MARKERS
 __all__ = ["PATTERN_COLOURS", "PATTERN_MARKERS", "draw_all"]
 
 
-def draw_all(out: Path, runs: pd.DataFrame, events: list[dict[str, Any]], criterion: pd.DataFrame,
-             manifest: dict[str, Any], sweep: pd.DataFrame | None = None) -> dict[str, Path]:
-    """Every chart, keyed by a short name (`cost`, `latency`, …, `graph:<task>`), in reading order."""
+def draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFrame, manifest: dict[str, Any],
+             sweep: pd.DataFrame | None = None, *, caveat: str | None = None) -> dict[str, Path]:
+    """Every chart, keyed by a short name (`cost`, `latency`, …, `graph:<task>`), in reading order.
+
+    `caveat`, when given, is printed under every chart (the simulator on a user's own dataset)."""
+    from .style import CAVEAT
+
+    token = CAVEAT.set(caveat)
+    try:
+        return _draw_all(out, runs, events, criterion, manifest, sweep)
+    finally:
+        CAVEAT.reset(token)
+
+
+def _draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFrame,
+              manifest: dict[str, Any], sweep: pd.DataFrame | None) -> dict[str, Path]:
     from ..criterion import THRESHOLD
     from ..predictability import rounds_by_run, task_specs, workflow_graph
     from ..summary import summarise

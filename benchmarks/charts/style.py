@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +73,17 @@ def pattern_legend(fig: Any, patterns: Iterable[str], *, lines: bool = False) ->
                title="pattern", title_fontsize=9)
 
 
+CAVEAT: ContextVar[str | None] = ContextVar("caveat", default=None)  # set by `draw_all` for the whole report
+
+
 def finish(fig: Any, title: str, path: Path, *, legend_in: float = 0.75) -> Path:
-    """Title, `legend_in` inches below the panels for the legend, save as PNG, close the figure."""
+    """Title, `legend_in` inches below the panels for the legend, save as PNG, close the figure. A caveat set
+    for the report (the simulator on a user's dataset) is printed along the bottom edge, in red."""
     fig.suptitle(title, fontsize=12, fontweight="bold")
+    if CAVEAT.get():
+        fig.text(0.01, 0.005, "Simulator on a user's own dataset: these success figures measure nothing about "
+                 "quality (use a real model or a recorded cassette).", fontsize=8, color="#b2182b", ha="left",
+                 va="bottom")
     height = fig.get_size_inches()[1]
     top = 1 - (0.45 + 0.2 * title.count("\n")) / height
     fig.tight_layout(rect=(0, legend_in / height, 1, top))

@@ -9,7 +9,7 @@ from typing import Any
 
 from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL
 
-from ._common import PROMPT_CACHE_HELP, UsageError, model_spec, on_off, positive_int
+from ._common import PROMPT_CACHE_HELP, CommandFailed, UsageError, model_spec, on_off, positive_int
 from .criterion import add_verdict_options, verdict_options
 
 
@@ -57,7 +57,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-in-flight", type=positive_int, default=8, metavar="M",
                    help="model calls in flight, shared by all trials, for a real API (default: 8)")
     p.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="output folder (default: results)")
-    p.add_argument("--resume", action="store_true", help="keep finished trials in --out and run only the missing")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the finished trials in --out and run only the missing ones (the folder's settings and "
+                   "code must be this sweep's)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start again in an --out that holds finished trials (the project's files in it are removed)")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="with --resume: accept the folder's trials although they came from another code version or "
+                   "package versions (the manifest lists every version)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="processes to shard the sweep across (default: all cores for a sim model, at most one per "
@@ -66,75 +73,81 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="local processes, or Ray tasks on a Ray cluster (pip install 'workflow-vs-agent[ray]')")
     p.add_argument("--address", default=None, metavar="ADDR",
                    help="with --executor ray: the cluster (auto, ray://host:10001; default: a local Ray instance)")
-    p.add_argument("--score-timeout", type=seconds, default=60.0, metavar="S",
-                   help="seconds a scorer's own code may take per trial (default: 60); past it the trial is "
-                   "recorded as ScorerError:Timeout")
     p.add_argument("--otel", action="store_true",
                    help="export OpenTelemetry spans per trial (pip install 'workflow-vs-agent[otel]'): OTLP to "
                    "OTEL_EXPORTER_OTLP_ENDPOINT, or the console (stderr); runs the sweep in this process")
     p.add_argument("--otel-content", action="store_true",
                    help="with --otel: include prompt and completion text in the spans (off by default)")
+    p.add_argument("--score-timeout", type=seconds, default=60.0, metavar="S",
+                   help="seconds a scorer's own code may take per trial (default: 60); past it the trial is "
+                   "recorded as ScorerError:Timeout")
     add_verdict_options(p)  # how the verdicts printed at the end are reached
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
+    import sys
 
-    from benchmarks.bench import BenchConfig, run_bench
+    from benchmarks.bench import run_bench
+    from benchmarks.errors import SweepRefused, SweepStopped
     from benchmarks.progress import Progress
-    from benchmarks.tasks.registry import load_task
-    from patterns.limits import Limits
     from patterns.replay import ReplayMismatch
 
-    from ._tables import bench_table
+    def warn(text: str) -> None:
+        print(f"wva: warning: {text}", file=sys.stderr)
 
-    try:
-        config = BenchConfig(patterns=args.patterns, tasks=tuple(args.tasks), instances=args.instances,
-                             trials=args.trials, model=args.model, seed=args.seed, concurrency=args.concurrency,
-                             max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
-                             workers=args.workers, executor=args.executor, address=args.address,
-                             grader_model=getattr(args, "grader_model", None),
-                             score_timeout_s=getattr(args, "score_timeout", 60.0),
-                             limits=Limits(prompt_cache=args.prompt_cache))
-        families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
-        config, close_tracing = with_tracing(config, args)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    config, families, close_tracing = configure(args)
     notes = task_notes(families, args.patterns, args.model)
-    if args.executor == "ray":  # connected now, before anything is written, or one line and exit 2 (ClusterError)
-        from benchmarks.ray_cluster import connect
-
-        connect(args.address)
     for line in notes["warnings"]:
-        print(f"wva: warning: {line}", file=__import__("sys").stderr)
+        warn(line)
     progress: dict[str, Progress] = {}
 
     def start(total: int, done: int) -> None:
         progress["bar"] = Progress(total, done=done, quiet=args.quiet)
 
-    created = not args.out.exists()
     try:
-        outcome = asyncio.run(run_bench(config, on_start=start, on_trial=on_each_trial(progress)))
+        outcome = asyncio.run(run_bench(config, on_start=start, on_warning=warn, on_trial=on_each_trial(progress)))
     except ReplayMismatch as exc:
-        if created and args.out.is_dir() and not any(args.out.iterdir()):
-            args.out.rmdir()
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
-    progress["bar"].close()
+    except SweepRefused as exc:
+        raise UsageError(str(exc)) from None
+    except SweepStopped as exc:
+        raise CommandFailed(str(exc)) from None
+    finally:
+        if "bar" in progress:
+            progress["bar"].close()
     close_tracing()  # flushes the spans still queued for the exporter
-    for warning in outcome.warnings:
-        print(f"wva: warning: {warning}", file=__import__("sys").stderr)
+    report(outcome, notes, verdict_options(args))
+    failed = failed_sweep(outcome)
+    if failed:
+        raise CommandFailed(failed)
+    return code_error_status(outcome)
+
+
+def report(outcome: Any, notes: dict[str, list[str]], options: dict[str, Any]) -> None:
+    """The tables, the verdicts and where the trials are; a folder with nothing to do is read, never written."""
+    from ._tables import bench_table
+
     print(bench_table(outcome.summary))
     for line in notes["not_offered"]:
         print(line)
     try:  # the recommendation per task; a failure here must never cost the bench's results, already written
-        from benchmarks.criterion import format_verdicts, write_criterion
+        from benchmarks.criterion import criterion_table, format_verdicts, write_criterion
+        from benchmarks.criterion_io import folder_caveat
 
-        print("\n" + format_verdicts(write_criterion(outcome.out, **verdict_options(args))))
+        table = criterion_table(outcome.out, **options) if outcome.nothing_to_do else \
+            write_criterion(outcome.out, **options)
+        print("\n" + format_verdicts(table))
+        if caveat := folder_caveat(outcome.out):
+            print(f"NOT A MEASURE OF QUALITY: {caveat}")
     except Exception as exc:
         print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
-    print(f"\n{len(outcome.runs)} trials ({outcome.ran} run now) written to {outcome.out}/")
-    return code_error_status(outcome.runs)
+    if outcome.nothing_to_do:
+        print(f"\nnothing to do: {outcome.out}/ already holds all {outcome.trials} trials of this sweep (same "
+              "settings and code); nothing was run or changed (--overwrite to run it again)")
+    else:
+        print(f"\n{outcome.trials} trials ({outcome.ran} run now) written to {outcome.out}/")
 
 
 def on_each_trial(progress: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
@@ -152,10 +165,12 @@ def on_each_trial(progress: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     return on_trial
 
 
-def code_error_status(runs: Any) -> int:
+def code_error_status(outcome: Any) -> int:
     """1 (after one line on stderr) when trials failed in the task's own code, else 0."""
     from benchmarks.code_errors import count
+    from benchmarks.outputs import read_runs
 
+    runs = read_runs(outcome.out, ["error_kinds"])
     failed = count(runs["error_kinds"])
     if not failed:
         return 0
@@ -165,15 +180,42 @@ def code_error_status(runs: Any) -> int:
     return 1
 
 
-def seconds(text: str) -> float:
-    """A positive, finite number of seconds."""
+def failed_sweep(outcome: Any) -> str | None:
+    """Why the sweep as a whole failed — every trial ended in an error — or None."""
+    summary = outcome.summary
+    if summary.empty or int(summary["terminal_error"].sum()) < int(summary["n"].sum()):
+        return None
+    from benchmarks.outputs import read_runs
+
+    kinds = read_runs(outcome.out, ["error_kinds"])["error_kinds"].fillna("").astype(str).str.split(";").str[-1]
+    common = kinds.replace("", "an unrecorded error").value_counts()
+    return (f"every trial failed ({outcome.trials} of {outcome.trials}; most often {common.index[0]}, "
+            f"{int(common.iloc[0])} times): the figures above measure nothing; see runs.csv's error_kinds and detail")
+
+
+def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], None]]:
+    """(the sweep's BenchConfig, its task families, what ends tracing); every mistake a UsageError."""
+    from benchmarks.bench import BenchConfig
+    from benchmarks.tasks.registry import load_task
+    from patterns.limits import Limits
+
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return value
+        config = BenchConfig(patterns=args.patterns, tasks=tuple(args.tasks), instances=args.instances,
+                             trials=args.trials, model=args.model, seed=args.seed, concurrency=args.concurrency,
+                             max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
+                             overwrite=args.overwrite, allow_mixed=args.allow_mixed,
+                             workers=args.workers, executor=args.executor, address=args.address,
+                             grader_model=getattr(args, "grader_model", None), score_timeout_s=args.score_timeout,
+                             limits=Limits(prompt_cache=args.prompt_cache))
+        families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
+        config, close_tracing = with_tracing(config, args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.executor == "ray":  # connected now, before anything is written, or one line and exit 2 (ClusterError)
+        from benchmarks.ray_cluster import connect
+
+        connect(args.address)
+    return config, families, close_tracing
 
 
 def task_notes(families: list[Any], patterns: tuple[str, ...], model: str) -> dict[str, list[str]]:
@@ -204,3 +246,14 @@ def with_tracing(config: Any, args: argparse.Namespace) -> tuple[Any, Callable[[
 
     tracer, provider = tracer_from_env()
     return replace(config, workers=1, tracing=Tracing(tracer, content=args.otel_content)), provider.shutdown
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value

@@ -123,6 +123,7 @@ def load_or_fail(folder: Path, **options: Any) -> tuple[pd.DataFrame, pd.DataFra
 
 def run(args: argparse.Namespace) -> int:
     from benchmarks.criterion import NAME, PAIRS, format_verdicts, write_criterion
+    from benchmarks.criterion_io import folder_caveat
 
     df, pairs = load_or_fail(args.dir, **verdict_options(args))
     write_criterion(args.dir, df, pairs=pairs)
@@ -132,5 +133,8 @@ def run(args: argparse.Namespace) -> int:
     print("\nnotes:")
     for r in df.itertuples():
         print(f"  {r.task}: {r.note}")
+    caveat = folder_caveat(args.dir)
+    if caveat:
+        print(f"\nNOT A MEASURE OF QUALITY: {caveat}")
     print(f"\nwritten to {args.dir / NAME} and {args.dir / PAIRS}")
     return 0

@@ -7,7 +7,7 @@ from typing import Any
 
 from benchmarks.names import DEFAULT_MODEL
 
-from ._common import PROMPT_CACHE_HELP, UsageError, build_model, model_spec, nonneg_int, on_off
+from ._common import PROMPT_CACHE_HELP, CommandFailed, UsageError, build_model, model_spec, nonneg_int, on_off
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -31,12 +31,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
     import json
     import sys
     import tempfile
     from pathlib import Path
 
+    from benchmarks.preflight import preflight
     from benchmarks.tasks.dataset import sim_warning
     from benchmarks.trial import TrialSpec, grade_output, trial_model, uncached_cost
     from patterns.limits import Limits
@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     grader = model if args.grader_model is None else trial_model(build_model(args.grader_model), spec, family.policy())
 
     async def one() -> tuple[Any, float, Any]:
+        await preflight(model, args.model)  # a paid model: a missing or rejected key is one line, not a traceback
         with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
             env = family.environment(instance, Path(workdir))
             result = await arun_workflow(family.design(args.pattern, env), model, instance.prompt, seed=args.seed,
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
             return result, score, graded
 
-    result, score, graded = asyncio.run(one())
+    result, score, graded = _run_checked(one)
     grader_cost = graded.cost_usd if graded is not None else None
     if args.json:
         print(json.dumps({**result.to_dict(), "instance": instance.id, "task": args.task, "score": score,
@@ -83,6 +84,20 @@ def run(args: argparse.Namespace) -> int:
           f"(prompt cache {'on' if args.prompt_cache else 'off'})")
     print(f"latency:    {result.latency_s:.2f} s ({'modelled' if getattr(model, 'clock', None) else 'measured'})")
     return 0
+
+
+def _run_checked(one: Any) -> Any:
+    """`asyncio.run(one())`, a refused pre-flight request a UsageError (exit 2), an unreachable provider exit 1."""
+    import asyncio
+
+    from benchmarks.errors import SweepRefused, SweepStopped
+
+    try:
+        return asyncio.run(one())
+    except SweepRefused as exc:
+        raise UsageError(str(exc)) from None
+    except SweepStopped as exc:
+        raise CommandFailed(str(exc)) from None
 
 
 def _task_and_instance(args: argparse.Namespace) -> tuple[Any, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from benchmarks.names import DEFAULT_MODEL
 
-from ._common import UsageError, model_spec, positive_int
+from ._common import CommandFailed, UsageError, model_spec, positive_int
 from .criterion import add_verdict_options, verdict_options
 
 
@@ -40,6 +40,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default: 0)")
     p.add_argument("--resume", action="store_true", help="keep finished trials in --out and run only the missing")
+    p.add_argument("--overwrite", action="store_true", help="start again in an --out that holds finished trials")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     add_verdict_options(p)  # how each setting's verdict is reached
     return p
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
         warning = sim_warning(args.model, [load_task(args.family)])
         config = BenchConfig(instances=args.instances, trials=args.trials, model=args.model, seed=args.seed,
-                             out=args.out, resume=args.resume)
+                             out=args.out, resume=args.resume, overwrite=args.overwrite)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if warning:
@@ -75,10 +76,19 @@ def run(args: argparse.Namespace) -> int:
     def start(total: int, done: int) -> None:
         bar["p"] = Progress(total, done=done, quiet=args.quiet)
 
-    outcome = asyncio.run(run_sweep(args.family, axes, config, on_start=start,
-                                    on_trial=lambda row: bar["p"].update(row["terminal"] == "error"),
-                                    verdict=verdict_options(args)))
-    bar["p"].close()
+    from benchmarks.errors import SweepRefused, SweepStopped
+
+    try:
+        outcome = asyncio.run(run_sweep(args.family, axes, config, on_start=start,
+                                        on_trial=lambda row: bar["p"].update(row["terminal"] == "error"),
+                                        verdict=verdict_options(args)))
+    except SweepRefused as exc:  # a folder's rules or a refused pre-flight request (benchmarks.resume)
+        raise UsageError(str(exc)) from None
+    except SweepStopped as exc:
+        raise CommandFailed(str(exc)) from None
+    finally:
+        if "p" in bar:
+            bar["p"].close()
     print(flips_text(outcome))
     print(f"\nsweep.csv, verdict_map.png, criterion.csv and the runs written to {outcome.out}/")
     return 0

@@ -86,7 +86,7 @@ class Entry:
 class TokenCounter:
     """Counts request tokens with a bounded identity-keyed cache. Safe to share between threads."""
 
-    def __init__(self, max_entries: int = 50_000) -> None:
+    def __init__(self, max_entries: int = 4096) -> None:  # the live conversations' messages, not a sweep's history
         if max_entries < 1:
             raise ValueError(f"max_entries must be >= 1, got {max_entries}")
         self.max_entries = max_entries

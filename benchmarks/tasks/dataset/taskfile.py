@@ -9,6 +9,7 @@ tools = "tools.py"              # optional: the module whose functions are the t
 scorer = "includes"             # exact|includes|number[:tol]|regex:<p>|choice|model:<rubric>|file.py:function
 design = "designs.py"           # optional: a module with design(pattern, env) overriding some patterns
 votes = 3                       # parallel: samples in the vote
+allow_outside_paths = false     # true: the paths above may lead out of the task file's folder
 rounds = 3                      # evaluate_optimize: the round limit
 [routes]                        # optional: category -> the handler's instructions (enables `route`)
 billing = "You handle billing questions..."
@@ -18,6 +19,12 @@ prompt = "Reply with the customer ID only: {task}"
 ```
 Paths are relative to the task file. Every problem is one `ValueError` line naming the file;
 nothing is read beyond the TOML here (the dataset, tools and design modules load in `task.py`).
+
+A task file is code: its tools, design and scorer modules are imported, which runs them. So what it
+reads and runs is confined to its own folder (symbolic links followed): review the folder and you have
+reviewed everything. A dataset or module path that leads out of it (`../`, an absolute path, a link) is
+refused unless the file says so in plain sight, `allow_outside_paths = true`. A scorer named as an
+installed module (`package.module:function`) is not a path: it is code already installed.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import Any
 from .workflow_table import StepSpec, parse_workflow
 
 KEYS = ("name", "description", "dataset", "system", "tools", "scorer", "design", "votes", "rounds", "routes",
-        "workflow")
+        "workflow", "allow_outside_paths")
 DEFAULT_SCORER = "includes"  # the issue is silent; the most forgiving scorer that still checks the target
 MAX_VOTES = 15
 MAX_ROUNDS = 10
@@ -66,11 +73,28 @@ def _count(path: Path, data: dict[str, Any], key: str, high: int) -> int:
     return value
 
 
+def _outside(path: Path, data: dict[str, Any]) -> bool:
+    value = data.get("allow_outside_paths", False)
+    if not isinstance(value, bool):
+        raise ValueError(f"{path}: 'allow_outside_paths' must be true or false, got {value!r}")
+    return value
+
+
+def _confined(path: Path, data: dict[str, Any], key: str, text: str) -> Path:
+    """`text` resolved against the task file's folder; a path out of it is refused unless the file allows it."""
+    folder = path.parent.resolve()
+    target = (folder / text).resolve()
+    if not target.is_relative_to(folder) and not _outside(path, data):
+        raise ValueError(f"{path}: {key} {text!r} is outside the task file's folder ({folder}): a task file reads "
+                         "and runs only what is in its folder; move it in, or add allow_outside_paths = true")
+    return target
+
+
 def _file(path: Path, data: dict[str, Any], key: str, suffixes: tuple[str, ...]) -> Path | None:
     text = _string(path, data, key)
     if not text:
         return None
-    target = (path.parent / text).resolve()
+    target = _confined(path, data, key, text)
     if target.suffix.lower() not in suffixes:
         raise ValueError(f"{path}: {key} {text!r} must be a {' or '.join(suffixes)} file")
     if not target.is_file():
@@ -104,17 +128,22 @@ def read_task_file(file: str | Path) -> TaskFile:
     unknown = [k for k in data if k not in KEYS]
     if unknown:
         raise ValueError(f"{path}: unknown key {unknown[0]!r}: valid keys are {', '.join(KEYS)}")
+    _outside(path, data)  # checked even when every path is inside
     if "dataset" not in data:
         raise ValueError(f"{path}: 'dataset' is required (a .jsonl or .csv file of id, input, target)")
     dataset = _file(path, data, "dataset", (".jsonl", ".csv"))
     assert dataset is not None
+    scorer = _string(path, data, "scorer", DEFAULT_SCORER).strip() or DEFAULT_SCORER
+    module = scorer.rpartition(":")[0]
+    if module.endswith(".py") and not scorer.lower().startswith(("regex:", "model:")):  # file.py:function
+        _confined(path, data, "scorer", module)
     name = _string(path, data, "name", path.stem).strip()
     if not name or any(c in name for c in ",;:=") or any(c.isspace() for c in name):
         raise ValueError(f"{path}: name {name!r} must be one word without , ; : or =")
     return TaskFile(
         path=path.resolve(), name=name, dataset=dataset, description=_string(path, data, "description"),
         system=_string(path, data, "system"), tools=_file(path, data, "tools", (".py",)),
-        scorer=_string(path, data, "scorer", DEFAULT_SCORER).strip() or DEFAULT_SCORER,
+        scorer=scorer,
         design=_file(path, data, "design", (".py",)), votes=_count(path, data, "votes", MAX_VOTES),
         rounds=_count(path, data, "rounds", MAX_ROUNDS), routes=_routes(path, data),
         workflow=parse_workflow(path, data["workflow"]) if "workflow" in data else ())
