@@ -36,8 +36,9 @@ def read_success(column: pd.Series, path: Path) -> pd.Series:
     bad = parsed.isna()
     if bad.any():
         row = int(bad.to_numpy().argmax())
-        shown = "a blank" if pd.isna(column.iloc[row]) or not str(column.iloc[row]).strip() else \
-            repr(str(column.iloc[row]))
+        value = column.iloc[row]
+        blank = pd.isna(value) or str(value).strip().lower() in ("", "nan")  # pandas writes a gap as nan or ""
+        shown = "a blank" if blank else repr(str(value))
         raise ValueError(f"{path} line {csv_line(path, row)}: success must be true/false/1/0, not {shown}")
     return parsed.astype(bool)
 
@@ -87,7 +88,7 @@ def criterion_inputs(out_dir: str | Path, columns: list[str]) -> tuple[Iterator[
         raise ValueError(f"{out / RUNS} has no trials")
     manifest = read_manifest(out)
     # the success column checked whole first (one column: small), so a bad cell names its line in the file
-    read_success(pd.read_csv(out / RUNS, usecols=["success"], dtype=str, keep_default_na=False)["success"], out / RUNS)
+    read_success(pd.read_csv(out / RUNS, usecols=["success"], dtype=str)["success"], out / RUNS)
 
     def blocks() -> Iterator[pd.DataFrame]:
         for block in task_blocks(out, columns):

@@ -21,7 +21,7 @@ RUNS, EVENTS, SUMMARY, MANIFEST = "runs.csv", "events.jsonl", "summary.csv", "ma
 KEYS = ("run_id", "pattern", "task", "instance", "model", "terminal")
 REPEATED = ("pattern", "task", "instance", "model", "terminal")
 SUMMARY_COLUMNS = ["pattern", "task", "instance", "success", "terminal", "steps", "tool_calls", "input_tokens",
-                   "output_tokens", "total_tokens", "cost_usd", "latency_s", "retries"]
+                   "output_tokens", "total_tokens", "cost_usd", "latency_s", "retries", "error_kinds"]
 
 
 def read_runs(out: Path, columns: list[str] | None = None) -> pd.DataFrame:

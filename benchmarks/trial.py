@@ -19,7 +19,7 @@ from typing import Any
 from patterns.caching import uncached_cost_usd
 from patterns.events import Kind
 from patterns.limits import Limits
-from patterns.model import can_fork, faults_injected, fork_model
+from patterns.model import can_fork, faults_injected, fork_model, stream_model
 from patterns.redact import redact
 from patterns.replay import ReplayMismatch
 from patterns.result import Result, Terminal
@@ -61,9 +61,10 @@ class TrialSpec:
 
 
 def trial_model(model: Any, spec: TrialSpec, policy: Any) -> Any:
-    """The model for one trial: a simulated model gets its own random stream and the family's policy."""
+    """The model for one trial: a simulated model gets its own random stream and the family's policy; a model
+    behind an SDK labels its requests with that stream (a simulator behind `wva sim-server` forks by it)."""
     if not can_fork(model):
-        return model
+        return stream_model(model, spec.run_id)
     twin = fork_model(model, spec.run_id)
     if policy is not None and hasattr(twin, "policy"):
         twin.policy = policy

@@ -42,6 +42,36 @@ def fork_model(model: Model, stream: str) -> Model:
     return model.fork(stream) if can_fork(model) else model  # type: ignore[attr-defined, no-any-return]
 
 
+STREAM_HEADER = "x-wva-stream"  # a trial's random stream, for a simulator behind an HTTP API (`wva sim-server`)
+
+
+class Streamed:
+    """A model sent through an SDK, labelled with one trial's stream: every request carries `x-wva-stream`.
+
+    `wva sim-server` forks its simulator per stream, so trials through the wire get their own random
+    streams exactly as `fork_model` gives them in process (without it, every trial of one server shares one
+    stream, and decisions of different trials are correlated by it). A real API ignores the header."""
+
+    def __init__(self, inner: Any, stream: str) -> None:
+        self.inner = inner
+        self._headers = {STREAM_HEADER: stream}
+
+    def __getattr__(self, name: str) -> Any:  # clock, price_id and the like
+        return getattr(self.inner, name)
+
+    async def create(self, **params: Any) -> Message:
+        headers = {**(params.pop("extra_headers", None) or {}), **self._headers}
+        return await self.inner.create(**params, extra_headers=headers)
+
+
+def stream_model(model: Any, stream: str) -> Any:
+    """The trial's model: a simulator's fork, a model that sends HTTP requests labelled with the stream
+    (`takes_headers`), else the model itself."""
+    if can_fork(model):
+        return model.fork(stream)
+    return Streamed(model, stream) if getattr(model, "takes_headers", False) else model
+
+
 def faults_injected(model: Any) -> int | None:
     """How many faults a simulated model injected (None for a model that injects none)."""
     injected = getattr(model, "faults_injected", None)
@@ -82,6 +112,8 @@ class AnthropicModel:
         if self._client is None:
             self._client = anthropic.AsyncAnthropic(**{"max_retries": 0, **self._client_kwargs})
         return self._client
+
+    takes_headers = True  # `extra_headers` go out with the request (`Streamed`)
 
     async def create(self, **params: Any) -> Message:
         raw = await self.client.messages.with_raw_response.create(model=self.model_id, **params)

@@ -105,11 +105,16 @@ class OpenAIModel:
         own_api = not (self._client_kwargs.get("base_url") or os.environ.get("OPENAI_BASE_URL"))
         return "max_completion_tokens" if own_api else "max_tokens"
 
+    takes_headers = True  # `extra_headers` go out with the request (`patterns.model.Streamed`)
+
     async def create(self, **params: Any) -> Message:
         import openai
         from openai.types.chat import ChatCompletion
 
+        headers = params.pop("extra_headers", None)
         request = chat_request(self.model_id, params, max_tokens_field=self.max_tokens_field)
+        if headers:
+            request["extra_headers"] = headers
         try:
             raw = await self.client.chat.completions.with_raw_response.create(**request)
         except openai.APIError as exc:

@@ -86,8 +86,8 @@ class Tapped(SimServer):
             self.posts += 1
         return super().authorised(headers)
 
-    def answer(self, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
-        status, body, headers = super().answer(params)
+    def answer(self, params: dict[str, Any], stream: str | None = None) -> tuple[int, dict[str, Any], dict[str, str]]:
+        status, body, headers = super().answer(params, stream)
         with self._tap:
             self.bodies.append((status, body))
         return status, body, headers

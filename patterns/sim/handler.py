@@ -15,6 +15,7 @@ from typing import Any
 
 import anthropic
 
+from ..model import STREAM_HEADER
 from . import chat_wire, faults, guard, netfaults
 
 log = logging.getLogger("patterns.sim.server")
@@ -130,7 +131,7 @@ class Handler(BaseHTTPRequestHandler):
         if fault == netfaults.SLOW and (instead := sim.wait_slow()) is not None:
             return self._send(*instead)
         try:
-            self._send(*sim.answer(params))
+            self._send(*sim.answer(params, self.headers.get(STREAM_HEADER)))
         except Exception:  # a policy's bug: a 500 for the client, the traceback for the log
             log.exception("sim server: the simulated model failed")
             self._send_error(faults.server_error())

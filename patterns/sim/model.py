@@ -94,6 +94,7 @@ class SimModel:
         self.conversations = GrowingConversations()  # shared by forks, like the token cache
         self._stream = ""
         self._lock = threading.Lock()
+        self._tallies: list[SimModel] = []  # models whose counters also count this one's (`fork(tally=True)`)
         self._reset_counters()
 
     @classmethod
@@ -115,13 +116,22 @@ class SimModel:
         self._drawn: dict[tuple[bytes, int], list[float]] = {}  # each call's draws, for a continuation to replay
         self.prompt_cache = PromptCache(min_cacheable_tokens(self.price_id))  # per fork: a trial reads only its own
 
-    def fork(self, stream: str) -> SimModel:
-        """The same model (knobs, policy, token cache, clock) on its own random stream and counters."""
+    def fork(self, stream: str, *, tally: bool = False) -> SimModel:
+        """The same model (knobs, policy, token cache, clock) on its own random stream and counters; with
+        `tally`, its calls, replies, faults and decisions also count in this model's counters (the sim server
+        answers each trial on a fork and reports the totals)."""
         twin = copy.copy(self)
         twin._stream = f"{self._stream}/{stream}"
         twin._lock = threading.Lock()
         twin._reset_counters()
+        twin._tallies = [*self._tallies, self] if tally else []
         return twin
+
+    def _counted(self, update: Callable[[SimModel], None]) -> None:
+        """Apply a counter update to this model and to every model it tallies into, each under its lock."""
+        for model in (self, *self._tallies):
+            with model._lock:
+                update(model)
 
     def __repr__(self) -> str:
         changed = {n: v for n, v in self.knobs.items() if v != _DEFAULTS[n]}
@@ -134,8 +144,7 @@ class SimModel:
     async def generate(self, params: Mapping[str, Any], *, inject_faults: bool = True) -> Message:
         """`create` with the params as a mapping; `inject_faults=False` skips the fault draw (the
         sim server uses it to serve a timed-out request late instead of never)."""
-        with self._lock:
-            self.calls += 1
+        self._counted(lambda m: setattr(m, "calls", m.calls + 1))
         call, layout, input_tokens = await self._accepted(params)
         digest = self._digest(call)
         if inject_faults:
@@ -177,11 +186,13 @@ class SimModel:
             "usage": {"input_tokens": input_tokens - read - written, "output_tokens": shaped.output_tokens,
                       "cache_creation_input_tokens": written, "cache_read_input_tokens": read},
         })
-        with self._lock:
-            self.replies += 1
-            self.decisions += decide.decisions
-            self.judgements += decide.judgements
-            self.mistakes += decide.mistakes
+        def replied(m: SimModel) -> None:
+            m.replies += 1
+            m.decisions += decide.decisions
+            m.judgements += decide.judgements
+            m.mistakes += decide.mistakes
+
+        self._counted(replied)
         await self.clock.sleep(self.latency.seconds(input_tokens, shaped.output_tokens))
         return message
 
@@ -213,16 +224,14 @@ class SimModel:
             u -= p
         if kind is None:
             return
-        with self._lock:
-            self.faults_injected[kind] += 1
+        self._counted(lambda m: m.faults_injected.__setitem__(kind, m.faults_injected[kind] + 1))
         cost = {faults.TIMEOUT: self.timeout_s, faults.SERVER_ERROR: self.latency.ttft_s}.get(kind, REJECT_S)
         await self.clock.sleep(cost)
         raise faults.fault(kind, retry_after_s=self.retry_after_s,
                            request_id=f"req_sim_{self._hex('request', digest, n)[:24]}")
 
     def _count_rejection(self, kind: str) -> None:
-        with self._lock:
-            self.rejected[kind] += 1
+        self._counted(lambda m: m.rejected.__setitem__(kind, m.rejected[kind] + 1))
 
     def _blocks(self, content: list[dict[str, Any]], ids: str) -> list[dict[str, Any]]:
         """The policy's blocks as API content: copied, checked, tool_use ids and signatures filled."""

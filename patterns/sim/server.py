@@ -50,6 +50,7 @@ from .tokens import TokenCounter
 SERVER_OPTIONS = {"slow_s": float, "require_api_key": str, "disconnect_rate": float, "slow_rate": float,
                   "malformed_rate": float, "max_body_bytes": int, "read_timeout_s": float}
 DEFAULT_SLOW_S = 10.0
+MAX_STREAMS = 4096  # forks kept for the streams clients name (x-wva-stream); the least recently used go first
 API_KEY_ENV = "WVA_SIM_API_KEY"  # `wva sim-server` takes require_api_key from here (never shown by `ps`)
 
 
@@ -79,6 +80,7 @@ class SimServer:
         self._stopping = threading.Event()
         self._local = threading.local()  # the connection of the request a handler thread is answering
         self._count_lock = threading.Lock()
+        self._forks: dict[str, SimModel] = {}  # a simulator per stream (`model_for`)
         self._httpd: HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -153,15 +155,28 @@ class SimServer:
         given = str(headers.get("x-api-key") or (bearer[7:] if bearer.lower().startswith("bearer ") else ""))
         return hmac.compare_digest(given.encode(), self._api_key.encode())
 
-    def answer(self, params: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
-        """(status, JSON body, headers) for one request's parameters."""
+    def model_for(self, stream: str | None) -> SimModel:
+        """The simulator a request is answered by: a fork of its own for each stream a client names (the
+        `x-wva-stream` header: one per trial, as `wva bench` forks in process), else the one shared model."""
+        if not stream:
+            return self.model
+        with self._count_lock:
+            fork = self._forks.pop(stream, None) or self.model.fork(stream, tally=True)
+            self._forks[stream] = fork  # most recently used last; the oldest streams are forgotten
+            while len(self._forks) > MAX_STREAMS:
+                self._forks.pop(next(iter(self._forks)))
+        return fork
+
+    def answer(self, params: dict[str, Any], stream: str | None = None) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """(status, JSON body, headers) for one request's parameters (on its stream's simulator)."""
+        model = self.model_for(stream)
         try:
-            message = asyncio.run(self.model.generate(params))
+            message = asyncio.run(model.generate(params))
         except anthropic.APITimeoutError:
             instead = self.wait_slow()  # never generate a reply nobody reads: it would move the model's counters
             if instead is not None:
                 return instead
-            message = asyncio.run(self.model.generate(params, inject_faults=False))
+            message = asyncio.run(model.generate(params, inject_faults=False))
         except anthropic.APIStatusError as exc:
             return error_reply(exc)
         return 200, message.model_dump(mode="json", exclude_unset=True), {"request-id": f"req_{message.id}"}
