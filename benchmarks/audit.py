@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from patterns.limits import Limits
+from patterns.options import RequestOptions
 from patterns.sim import SimModel
 from patterns.workflows import arun_workflow
 
@@ -109,7 +110,7 @@ async def _collect(family: Any, base: SimModel, instances: int, seed: int) -> li
                 env = family.environment(instance, Path(workdir))
                 model = _Recorder(base.fork(f"collect|{instance.id}|{pattern}"), requests)
                 await arun_workflow(family.design(pattern, env), model, instance.prompt,
-                                    limits=Limits(prompt_cache=False, max_steps=40))
+                                    limits=Limits(max_steps=40), options=RequestOptions(prompt_cache=False))
     return requests
 
 

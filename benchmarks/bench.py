@@ -24,6 +24,7 @@ import pandas as pd
 
 from patterns.limits import Limits
 from patterns.model import aclose_model, can_fork
+from patterns.options import RequestOptions, on_off
 from patterns.retry import RetryPolicy
 from patterns.specs import load_model
 
@@ -52,6 +53,7 @@ class BenchConfig:
     out: Path = Path("results")
     resume: bool = False
     limits: Limits = field(default_factory=Limits)
+    options: RequestOptions = field(default_factory=RequestOptions)  # what each request carries (prompt caching)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     workers: int | None = 1  # processes (shards); None: all cores for a simulated model, else 1 (`shards.py`)
     executor: str = "local"  # "local" processes, or "ray" tasks on a Ray cluster
@@ -240,7 +242,8 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
             # Its own task, so its own timeline: on a virtual clock every trial starts at 0, whichever
             # trials ran before it in this worker (or process), so its event times are the same floats.
             row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
-                                                              limits=config.limits, retry=config.retry,
+                                                              limits=config.limits, options=config.options,
+                                                              retry=config.retry,
                                                               grader=grader_for(spec), tracing=config.tracing,
                                                               score_timeout_s=config.score_timeout_s))
             breaker(spec, row, events)
@@ -261,7 +264,8 @@ def settings_of(config: BenchConfig) -> dict[str, Any]:
     """What the manifest records of a sweep's configuration."""
     return {"model": config.model, "seed": config.seed, "patterns": list(config.patterns), "tasks": list(config.tasks),
             "instances": config.instances, "trials": config.trials,
-            "prompt_cache": "on" if config.limits.prompt_cache else "off", "limits": vars_of(config.limits),
+            "prompt_cache": on_off(config.options.prompt_cache), "max_tokens": config.options.max_tokens,
+            "limits": vars_of(config.limits),
             "retry": vars_of(config.retry), "executor": config.executor,
             "grader_model": config.grader_model or config.model}
 

@@ -33,7 +33,8 @@ from patterns.redact import redact
 from .errors import SweepRefused
 
 PACKAGES = ("workflow-vs-agent", "anthropic", "networkx", "pandas", "matplotlib", "numpy")
-SETTINGS = ("model", "seed", "patterns", "tasks", "trials", "prompt_cache", "limits", "retry", "grader_model")
+SETTINGS = ("model", "seed", "patterns", "tasks", "trials", "prompt_cache", "max_tokens", "limits", "retry",
+            "grader_model")
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "manifest.json"
 

@@ -34,8 +34,8 @@ REMEDIES = {"settings": "use another --out, or --overwrite to start again",
                     "again",
             "manifest": "--overwrite to start again"}
 FLAGS = {"model": "--model", "seed": "--seed", "patterns": "--patterns", "tasks": "--tasks", "trials": "--trials",
-         "prompt_cache": "--prompt-cache", "grader_model": "--grader-model", "limits": "the limits",
-         "retry": "the retry policy"}
+         "prompt_cache": "--prompt-cache", "max_tokens": "max_tokens (RequestOptions)",
+         "grader_model": "--grader-model", "limits": "the limits", "retry": "the retry policy"}
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from patterns.caching import uncached_cost_usd
 from patterns.events import Kind
 from patterns.limits import Limits
 from patterns.model import can_fork, faults_injected, fork_model, stream_model
+from patterns.options import RequestOptions
 from patterns.redact import redact
 from patterns.replay import ReplayMismatch
 from patterns.result import Result, Terminal
@@ -102,6 +103,7 @@ def _shipped(family: Any) -> bool:
 
 
 async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: Limits | None = None,
+                    options: RequestOptions | None = None,
                     retry: RetryPolicy | None = None, grader: Any = None, tracing: Any = None,
                     score_timeout_s: float | None = SCORE_TIMEOUT_S) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(runs.csv row, events.jsonl rows) for one trial; `grader` grades a model-graded task (default: `model`).
@@ -121,8 +123,8 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
         try:
             env = spec.family.environment(spec.instance, Path(workdir))
             design = spec.family.design(spec.pattern, env)
-            result = await arun_workflow(design, traced or m, spec.instance.prompt, limits=limits, retry=retry,
-                                   seed=spec.seed)
+            result = await arun_workflow(design, traced or m, spec.instance.prompt, limits=limits, options=options,
+                                         retry=retry, seed=spec.seed)
         except ReplayMismatch:
             raise  # the cassette does not fit this sweep: a usage problem, not a trial's outcome
         except Exception as exc:  # a bug in one trial's code is that trial's error, not the sweep's end

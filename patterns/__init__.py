@@ -9,6 +9,7 @@ from .clock import REAL_CLOCK, RealClock, VirtualClock
 from .events import Event, Kind
 from .hooks import Hooks
 from .limits import Abort, Limits
+from .options import RequestOptions
 from .result import ErrorInfo, Result, Terminal
 from .retry import NO_RETRY, RetryPolicy
 from .run import Failure, Run, StopRun
@@ -19,8 +20,8 @@ from .usage import Usage
 
 __all__ = [
     "NO_RETRY", "REAL_CLOCK", "Abort", "ErrorInfo", "Event", "Failure", "Hooks", "Kind", "Limits",
-    "RealClock", "Result", "RetryPolicy", "Run", "ScriptedModel", "StopRun", "Terminal", "Tool", "ToolSet",
-    "Usage", "VirtualClock", "arun_agent", "message", "run_agent", "run_sync", "text_block", "tool",
+    "RealClock", "RequestOptions", "Result", "RetryPolicy", "Run", "ScriptedModel", "StopRun", "Terminal", "Tool",
+    "ToolSet", "Usage", "VirtualClock", "arun_agent", "message", "run_agent", "run_sync", "text_block", "tool",
     "tool_use_block",
 ]
 

@@ -14,6 +14,7 @@ from .events import Kind
 from .hooks import Hooks
 from .limits import Abort, Limits
 from .model import Model
+from .options import RequestOptions
 from .result import Result, Terminal
 from .retry import RetryPolicy
 from .run import Failure, Run, StopRun
@@ -29,8 +30,9 @@ STAGE2_SHARE = 0.5  # after a summarising compaction the conversation aims at ha
 
 async def arun_agent(
     model: Model, prompt: str | list[dict[str, Any]], *, system: str | None = None, tools: ToolSet | None = None,
-    limits: Limits | None = None, abort: Abort | None = None, hooks: Hooks | None = None,
-    retry: RetryPolicy | None = None, seed: int = 0, run: Run | None = None, tracer: Any = None,
+    limits: Limits | None = None, options: RequestOptions | None = None, abort: Abort | None = None,
+    hooks: Hooks | None = None, retry: RetryPolicy | None = None, seed: int = 0, run: Run | None = None,
+    tracer: Any = None,
 ) -> Result:
     """Run the model in a loop until it ends its turn, a limit is hit, or it fails for good.
 
@@ -54,7 +56,8 @@ async def arun_agent(
         from .otel import traced_model
 
         model = traced = traced_model(model, tracer)
-    run = run or Run(model, pattern="agent", limits=limits, abort=abort, hooks=hooks, retry=retry, seed=seed)
+    run = run or Run(model, pattern="agent", limits=limits, options=options, abort=abort, hooks=hooks, retry=retry,
+                     seed=seed)
     messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
     parts: list[str] = []  # text kept across max_tokens continuations
     result = await run.execute(lambda: agent_loop(run, messages, parts, system=system, tools=tools), lambda: messages)
@@ -73,7 +76,7 @@ async def agent_loop(run: Run, messages: list[dict[str, Any]], parts: list[str],
     the message dicts in it are never mutated.
     """
     tools = tools or ToolSet()
-    max_tokens = run.limits.max_tokens
+    max_tokens = run.options.max_tokens
     request: dict[str, Any] = {"system": system} if system else {}
     if tools.params:
         request["tools"] = tools.params
@@ -175,7 +178,7 @@ def _continued(run: Run, messages: list[dict[str, Any]], content: list[dict[str,
 
 def _escalated(run: Run, max_tokens: int, *, required: bool) -> int:
     """Double max_tokens up to the cap; when a cut tool_use needs more and none is left, give up."""
-    raised = min(max_tokens * 2, max(MAX_TOKENS_CAP, run.limits.max_tokens))
+    raised = min(max_tokens * 2, max(MAX_TOKENS_CAP, run.options.max_tokens))
     if raised == max_tokens:
         if required:
             raise Failure("MaxTokens", f"a tool_use block did not fit in max_tokens={max_tokens}")

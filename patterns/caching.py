@@ -1,7 +1,7 @@
 """Prompt caching: where a request's `cache_control` breakpoints go, and what the same tokens cost uncached.
 
 `with_breakpoints(params)` is applied by `Run.sample` to every model call of every pattern (the
-agent loop and each workflow step alike) when `Limits.prompt_cache` is on (the default). It
+agent loop and each workflow step alike) when `RequestOptions.prompt_cache` is on (the default). It
 places the breakpoints as the Messages API documents them and as production agents do:
 1. on the last cacheable block of the **last message**, so that the next turn of a growing
    conversation reads everything up to here from the cache (the API looks back about 20 blocks

@@ -10,37 +10,29 @@ class Limits:
     """Bounds on one run; `None` means unlimited. Checked before every model call.
 
     - `max_steps`: at most this many model calls that return a message.
-    - `max_tokens`: the `max_tokens` sent with each call (default 1024).
     - `token_budget`: prompt + output tokens of all calls so far.
     - `cost_budget_usd`: dollars spent so far (an unpriced model never hits it).
     - `time_budget_s`: seconds on the run's clock (modelled time for a simulated model).
     - `compact_at_tokens`: proactive compaction (off by default). When the agent's last call had a
       prompt over this many tokens, it compacts the context before the next call instead of waiting
       for the window to overflow, as long-running agents do.
-    - `prompt_cache`: send `cache_control` breakpoints with every call (`patterns.caching`);
-      like `max_tokens`, a setting each request carries rather than a bound. Default on, as
-      every production agent runs; `False` (`--prompt-cache off`) sends none.
+
+    What each request carries (its `max_tokens`, prompt caching) is not a bound: `patterns.options`.
     """
 
     max_steps: int | None = 50
-    max_tokens: int = 1024
     token_budget: int | None = None
     cost_budget_usd: float | None = None
     time_budget_s: float | None = None
     compact_at_tokens: int | None = None
-    prompt_cache: bool = True
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "token_budget", "cost_budget_usd", "time_budget_s"):
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise ValueError(f"Limits.{name} must be >= 0 or None, got {value!r}")
-        if self.max_tokens < 1:
-            raise ValueError(f"Limits.max_tokens must be >= 1, got {self.max_tokens!r}")
         if self.compact_at_tokens is not None and self.compact_at_tokens < 1:
             raise ValueError(f"Limits.compact_at_tokens must be >= 1 or None, got {self.compact_at_tokens!r}")
-        if not isinstance(self.prompt_cache, bool):
-            raise ValueError(f"Limits.prompt_cache must be True or False, got {self.prompt_cache!r}")
 
 
 class Abort:

@@ -31,6 +31,7 @@ from .events import Event, Kind
 from .hooks import Hooks, call_hook
 from .limits import Abort, Limits
 from .model import Model
+from .options import RequestOptions
 from .pricing import cost_usd
 from .redact import redact
 from .result import ErrorInfo, Result, Terminal
@@ -73,6 +74,7 @@ class Run:
         *,
         pattern: str = "",
         limits: Limits | None = None,
+        options: RequestOptions | None = None,
         abort: Abort | None = None,
         hooks: Hooks | None = None,
         retry: RetryPolicy | None = None,
@@ -83,6 +85,7 @@ class Run:
         self.model = model
         self.pattern = pattern
         self.limits = limits or Limits()
+        self.options = options or RequestOptions()
         self.abort = abort or Abort()
         self.hooks = hooks or Hooks()
         self.retry = retry or RetryPolicy()
@@ -143,10 +146,10 @@ class Run:
         is one `model_call` event with its usage and cost.
         """
         self.check()
-        params.setdefault("max_tokens", self.limits.max_tokens)
+        params.setdefault("max_tokens", self.options.max_tokens)
         if self.hooks.before_model is not None:
             await call_hook(self.hooks.before_model, params)
-        if self.limits.prompt_cache:  # the one place every pattern's calls pass: see patterns/caching.py
+        if self.options.prompt_cache:  # the one place every pattern's calls pass: see patterns/caching.py
             params = with_breakpoints(params, counter=self._marks)
         self.in_flight += 1
         self.sent = True

@@ -21,6 +21,7 @@ from patterns import (
     tool,
     tool_use_block,
 )
+from patterns.options import RequestOptions
 
 from .agent_fixtures import TOOLS
 from .helpers import VirtualScripted
@@ -43,7 +44,7 @@ def test_tool_round_then_answer_builds_the_api_conversation() -> None:
     use = tool_use_block("add", {"a": 2, "b": 3}, id="toolu_a")
     model = ScriptedModel([message("Let me add.", use), message("5")])
     # the request exactly as the loop built it (the cache breakpoints added on top: tests/test_caching.py)
-    res = run_agent(model, "What is 2+3?", system="Be terse.", tools=TOOLS, limits=Limits(prompt_cache=False))
+    res = run_agent(model, "What is 2+3?", system="Be terse.", tools=TOOLS, options=RequestOptions(prompt_cache=False))
     assert res.terminal is Terminal.COMPLETED and res.output == "5"
     assert res.steps == 2 and res.tool_calls == 1
     assistant, user = res.messages[1], res.messages[2]

@@ -10,7 +10,6 @@ import pytest
 from patterns import (
     NO_RETRY,
     Kind,
-    Limits,
     RetryPolicy,
     Run,
     ScriptedModel,
@@ -23,6 +22,7 @@ from patterns import (
 )
 from patterns.agent import CONTINUE_NUDGE
 from patterns.compaction import CLEARED
+from patterns.options import RequestOptions
 
 from .agent_fixtures import FAST, TOOLS, page
 from .helpers import api_error, prompt_too_long, timeout_error
@@ -30,7 +30,7 @@ from .helpers import api_error, prompt_too_long, timeout_error
 
 def test_pause_turn_sends_the_content_back_without_a_user_message() -> None:
     model = ScriptedModel([message("thinking...", stop_reason="pause_turn"), message(" done")])
-    res = run_agent(model, "hi", limits=Limits(prompt_cache=False))  # the request as the loop built it
+    res = run_agent(model, "hi", options=RequestOptions(prompt_cache=False))  # the request as the loop built it
     assert res.terminal is Terminal.COMPLETED and res.steps == 2 and res.output == "thinking... done"
     sent = model.requests[1]["messages"]
     assert sent[-1] == {"role": "assistant", "content": [{"type": "text", "text": "thinking..."}]}
@@ -41,7 +41,7 @@ def test_pause_turn_sends_the_content_back_without_a_user_message() -> None:
 
 def test_max_tokens_with_text_continues_and_joins_the_parts() -> None:
     model = ScriptedModel([message("The answer", stop_reason="max_tokens"), message(" is 42.")])
-    res = run_agent(model, "hi", limits=Limits(max_tokens=100, prompt_cache=False))  # the request as built
+    res = run_agent(model, "hi", options=RequestOptions(max_tokens=100, prompt_cache=False))  # the request as built
     assert res.terminal is Terminal.COMPLETED and res.output == "The answer is 42."
     second = model.requests[1]
     assert second["max_tokens"] == 200
@@ -53,7 +53,7 @@ def test_max_tokens_with_text_continues_and_joins_the_parts() -> None:
 def test_max_tokens_inside_tool_use_is_not_run_and_is_retried_with_more_room() -> None:
     cut = message(tool_use_block("add", {"a": 1}), stop_reason="max_tokens")
     model = ScriptedModel([cut, message(tool_use_block("add", {"a": 1, "b": 2})), message("3")])
-    res = run_agent(model, "go", tools=TOOLS, limits=Limits(max_tokens=50))
+    res = run_agent(model, "go", tools=TOOLS, options=RequestOptions(max_tokens=50))
     assert res.terminal is Terminal.COMPLETED and res.tool_calls == 1
     assert [r["max_tokens"] for r in model.requests] == [50, 100, 100]
     assert len(model.requests[1]["messages"]) == 1  # the same request, the cut reply dropped

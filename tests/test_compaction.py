@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from patterns import Kind, Limits, ScriptedModel, Terminal, ToolSet, message, run_agent, tool
+from patterns import Kind, Limits, RequestOptions, ScriptedModel, Terminal, ToolSet, message, run_agent, tool
 from patterns.agent import CONTINUE_NUDGE
 from patterns.compaction import CLEARED
 from patterns.compaction_summary import CLIPPED, OMITTED, SUMMARY_HEADER, SUMMARY_INSTRUCTION
@@ -21,7 +21,7 @@ from patterns.scripted import tool_use_block
 from .helpers import api_error, prompt_too_long
 
 # Prompt caching (when this checkout has it) adds breakpoints to every request; these tests are about content.
-NO_CACHE: dict[str, Any] = {"prompt_cache": False} if "prompt_cache" in Limits.__dataclass_fields__ else {}
+NO_CACHE = RequestOptions(prompt_cache=False)  # the requests exactly as the loop built them
 
 
 @tool(timeout_s=None)
@@ -71,7 +71,7 @@ def summarised(task: str, summary: str = SUMMARY) -> dict[str, Any]:
 
 def run(script: list[Any], prompt: str = "Read the pages.", **limits: Any) -> tuple[Any, list[dict[str, Any]]]:
     model = ScriptedModel(script)
-    res = run_agent(model, prompt, tools=TOOLS, limits=Limits(**limits, **NO_CACHE))
+    res = run_agent(model, prompt, tools=TOOLS, limits=Limits(**limits), options=NO_CACHE)
     for request in model.requests:
         assert validate_conversation(request["messages"]) == [], request["messages"]
     assert validate_conversation(res.messages) == []
@@ -205,7 +205,7 @@ def test_a_multihop_agent_finishes_after_a_stage_2_compaction_with_the_same_answ
     for window in (200_000, 900):  # 900 tokens: below this walk's longest prompt (about 1,300)
         env = family.environment(instance, tmp_path)
         model = SimModel(family.policy(), context_window=window)
-        res = run_agent(model, instance.prompt, system=AGENT_SYSTEM, tools=env.tools, limits=Limits(**NO_CACHE))
+        res = run_agent(model, instance.prompt, system=AGENT_SYSTEM, tools=env.tools, options=NO_CACHE)
         assert res.terminal is Terminal.COMPLETED
         outputs.append((res.output, stages(res)))
     (plain, none), (small, both) = outputs

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from patterns import Limits, RetryPolicy, ToolSet, arun_agent
+from patterns import RequestOptions, RetryPolicy, ToolSet, arun_agent
 from patterns.openai_model import OpenAIModel
 from patterns.otel import Tracing, tracer_from_env
 from patterns.scripted import ScriptedModel, message, tool_use_block
@@ -73,7 +73,7 @@ def test_an_agent_run_is_one_invoke_agent_span_with_chat_and_execute_tool_childr
     assert first.attributes["gen_ai.usage.cache_read.input_tokens"] == 20
     assert first.attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
     assert second.attributes["gen_ai.response.finish_reasons"] == ("end_turn",)
-    assert first.attributes["gen_ai.request.max_tokens"] == Limits().max_tokens
+    assert first.attributes["gen_ai.request.max_tokens"] == RequestOptions().max_tokens
     assert [(e.name, e.attributes["error.type"]) for e in first.events] == [("retry", "OverloadedError")]
     assert run_tool.attributes["gen_ai.tool.name"] == "add" and run_tool.attributes["gen_ai.tool.call.id"] == "toolu_1"
     assert first.end_time <= run_tool.start_time <= run_tool.end_time <= second.start_time <= root.end_time
@@ -97,7 +97,7 @@ def test_content_is_exported_only_when_asked(memory: Any) -> None:
 def test_escalations_are_events_on_the_run_span(memory: Any) -> None:
     tracer, exporter = memory
     model = ScriptedModel([message("part one ", stop_reason="max_tokens"), message("part two")])
-    res = asyncio.run(arun_agent(model, "write", limits=Limits(max_tokens=16), retry=FAST, tracer=tracer))
+    res = asyncio.run(arun_agent(model, "write", options=RequestOptions(max_tokens=16), retry=FAST, tracer=tracer))
     root, children = tree(exporter)
     assert res.output == "part one part two"
     assert [e.name for e in root.events] == ["recovery", "escalation"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from patterns import Limits, Terminal
+from patterns import RequestOptions, Terminal
 from patterns.sim import Reply
 
 from .sdk_harness import CANARY, FAST, MODEL_ID, TOOLS, Tapped, agent, assert_accounted, say, sdk, use
@@ -36,7 +36,7 @@ def test_an_agent_through_the_sdk_writes_its_prefix_then_reads_it_back() -> None
 def test_with_the_cache_off_the_server_bills_every_prompt_token_as_input() -> None:
     with Tapped(Reply([say("Adding."), use("add", {"a": 2, "b": 3})]), "It is 5.") as server:
         res = sdk(server, agent("What is 2+3?", system=LONG_SYSTEM, tools=TOOLS, retry=FAST,
-                                limits=Limits(prompt_cache=False)))
+                                options=RequestOptions(prompt_cache=False)))
     assert res.terminal is Terminal.COMPLETED
     assert [u[1:] for u in cache_usage(server)] == [(0, 0), (0, 0)]
     assert_accounted(res, server)

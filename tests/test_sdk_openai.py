@@ -15,7 +15,7 @@ from typing import Any
 import anthropic
 import pytest
 
-from patterns import Kind, Limits, Result, RetryPolicy, Terminal, Usage
+from patterns import Kind, RequestOptions, Result, RetryPolicy, Terminal, Usage
 from patterns.compaction import CLEARED
 from patterns.openai_model import OpenAIModel
 from patterns.retry import retry_after_s
@@ -185,7 +185,7 @@ def test_a_prompt_that_cannot_be_compacted_ends_in_context_overflow() -> None:
 
 def test_max_tokens_keeps_the_text_and_asks_to_continue() -> None:
     with Tapped(Reply([say("word " * 200)]), "the end.") as server:
-        res = run(server, agent("write", limits=Limits(max_tokens=20), retry=FAST))
+        res = run(server, agent("write", options=RequestOptions(max_tokens=20), retry=FAST))
     assert res.terminal is Terminal.COMPLETED and res.output.endswith("the end.")
     assert [e.stop_reason for e in kinds(res, Kind.MODEL_CALL)] == ["max_tokens", "end_turn"]
     assert len(kinds(res, Kind.ESCALATION)) == 1 and len(kinds(res, Kind.RECOVERY)) == 1

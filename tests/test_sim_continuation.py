@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.tasks.registry import load_task
-from patterns import Kind, Limits, run_agent
+from patterns import Kind, RequestOptions, run_agent
 from patterns.sim import Decider, Reply, Request, SimModel
 from patterns.sim.continuation import remainder, split
 from patterns.workflows import run_workflow
@@ -27,7 +27,7 @@ class Says:
 
 
 def test_a_cut_reply_asked_to_continue_goes_on_from_the_cut() -> None:
-    res = run_agent(SimModel(Says()), "question", limits=Limits(max_tokens=4))
+    res = run_agent(SimModel(Says()), "question", options=RequestOptions(max_tokens=4))
     assert res.output == "The answer, in full, is forty-two; nothing more to add here."
     assert [e.kind for e in res.events].count(Kind.RECOVERY) >= 1
 
@@ -58,5 +58,5 @@ def test_a_small_max_tokens_no_longer_corrupts_a_multihop_answer() -> None:
         with tempfile.TemporaryDirectory() as workdir:
             env = family.environment(instance, Path(workdir))
             res = run_workflow(family.design("agent", env), SimModel(family.policy()), instance.prompt,
-                               limits=Limits(max_tokens=12))
+                               options=RequestOptions(max_tokens=12))
             assert family.grade(instance, env, res.output) == 1.0, res.output

@@ -6,6 +6,7 @@ import anthropic
 import pytest
 
 from patterns.limits import Abort, Limits
+from patterns.options import RequestOptions, on_off, parse_on_off
 from patterns.redact import redact
 from patterns.usage import Usage
 
@@ -88,10 +89,18 @@ def test_negative_limits_are_rejected(field: str) -> None:
         Limits(**{field: -1})
 
 
-@pytest.mark.parametrize("value", [0, -5])
+@pytest.mark.parametrize("value", [0, -5, 2.5, True])
 def test_max_tokens_below_one_is_rejected(value: int) -> None:
     with pytest.raises(ValueError, match="max_tokens"):
-        Limits(max_tokens=value)
+        RequestOptions(max_tokens=value)
+
+
+def test_request_options_are_not_bounds_and_on_off_is_spelled_once() -> None:
+    assert "max_tokens" not in Limits.__dataclass_fields__ and "prompt_cache" not in Limits.__dataclass_fields__
+    assert RequestOptions() == RequestOptions(max_tokens=1024, prompt_cache=True)
+    assert [on_off(True), on_off(False), parse_on_off(" ON "), parse_on_off("off")] == ["on", "off", True, False]
+    with pytest.raises(ValueError, match="expected on or off"):
+        parse_on_off("yes")
 
 
 def test_none_means_unlimited_and_zero_is_allowed() -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import networkx as nx
 
-from patterns import Limits, ScriptedModel, Terminal, ToolSet, message, tool
+from patterns import RequestOptions, ScriptedModel, Terminal, ToolSet, message, tool
 from patterns.workflows import LLM, Chain, Code, Loop, Route, ToolStep, run_workflow
 
-BUILT = Limits(prompt_cache=False)
+BUILT = RequestOptions(prompt_cache=False)
 
 
 @tool(timeout_s=None)
@@ -33,7 +33,7 @@ def _kept(text: str, result: str, failed: bool) -> str:
 def test_a_loop_repeats_its_body_until_done_and_stops_there() -> None:
     model = ScriptedModel([message("draft 1"), message("draft 2"), message("DONE 3"), message("never")])
     spec = Loop(LLM("fix", "{input}"), until=lambda t: t.startswith("DONE"), max_rounds=5)
-    result = run_workflow(spec, model, "task", limits=BUILT)
+    result = run_workflow(spec, model, "task", options=BUILT)
     assert result.terminal is Terminal.COMPLETED and result.output == "DONE 3"
     assert len(model.requests) == 3
     assert [m["messages"][0]["content"] for m in model.requests] == ["task", "draft 1", "draft 2"]
@@ -43,7 +43,7 @@ def test_a_loop_repeats_its_body_until_done_and_stops_there() -> None:
 def test_a_loop_stops_at_its_bound_and_says_so() -> None:
     model = ScriptedModel([message(f"draft {i}") for i in range(1, 4)])
     spec = Loop(LLM("fix", "{input}"), until=lambda t: False, max_rounds=3, name="fixes")
-    result = run_workflow(spec, model, "task", limits=BUILT)
+    result = run_workflow(spec, model, "task", options=BUILT)
     assert result.output == "draft 3" and len(model.requests) == 3
     assert result.extra["loop_exhausted"] == ["fixes"]
 
@@ -60,17 +60,17 @@ def test_a_route_decided_in_code_makes_no_model_call() -> None:
     model = ScriptedModel([message("fixed it")])
     spec = Route(Code("valid?", lambda t: "valid" if t.endswith("VALID") and "INVALID" not in t else "invalid"),
                  {"valid": Code("keep", str.upper), "invalid": LLM("fix", "fix: {input}")})
-    assert run_workflow(spec, ScriptedModel([]), "x VALID", limits=BUILT).output == "X VALID"
-    result = run_workflow(spec, model, "x INVALID", limits=BUILT)
+    assert run_workflow(spec, ScriptedModel([]), "x VALID", options=BUILT).output == "X VALID"
+    result = run_workflow(spec, model, "x INVALID", options=BUILT)
     assert result.output == "fixed it" and model.requests[0]["messages"][0]["content"] == "fix: x INVALID"
 
 
 def test_a_tool_step_with_keep_passes_its_input_result_and_error_on() -> None:
     step = ToolStep("check", TOOLS, "check", lambda t: {"line": t}, keep=_kept)
-    ok = run_workflow(Chain([step]), ScriptedModel([]), "good", limits=BUILT)
-    bad = run_workflow(Chain([step]), ScriptedModel([]), "bad", limits=BUILT)
+    ok = run_workflow(Chain([step]), ScriptedModel([]), "good", options=BUILT)
+    bad = run_workflow(Chain([step]), ScriptedModel([]), "bad", options=BUILT)
     assert ok.output == "good|OK|VALID" and ok.terminal is Terminal.COMPLETED
     assert bad.terminal is Terminal.COMPLETED and bad.output.startswith("bad|ERR|") and "INVALID" in bad.output
     plain = run_workflow(Chain([ToolStep("check", TOOLS, "check", lambda t: {"line": t})]), ScriptedModel([]), "bad",
-                         limits=BUILT)
+                         options=BUILT)
     assert plain.terminal is Terminal.ERROR and plain.errors[0].kind == "ToolError"

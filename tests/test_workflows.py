@@ -5,7 +5,19 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from patterns import Abort, Kind, Limits, RetryPolicy, ScriptedModel, Terminal, ToolSet, message, tool, tool_use_block
+from patterns import (
+    Abort,
+    Kind,
+    Limits,
+    RequestOptions,
+    RetryPolicy,
+    ScriptedModel,
+    Terminal,
+    ToolSet,
+    message,
+    tool,
+    tool_use_block,
+)
 from patterns.workflows import (
     LLM,
     Agent,
@@ -27,7 +39,7 @@ from patterns.workflows import (
 
 from .helpers import VirtualScripted, api_error
 
-BUILT = Limits(prompt_cache=False)  # the requests exactly as the workflow built them (breakpoints: test_caching.py)
+BUILT = RequestOptions(prompt_cache=False)  # the requests exactly as built (breakpoints: test_caching.py)
 
 FAST = RetryPolicy(max_retries=2, base_delay_s=0.0, max_delay_s=0.0, max_retry_after_s=0.0)
 
@@ -57,7 +69,7 @@ def test_single_is_one_call_or_one_tool_round() -> None:
 def test_chain_feeds_each_output_to_the_next_step() -> None:
     model = ScriptedModel([message("one"), message("two"), message("three")])
     chain = Chain([LLM("a", "A: {input}"), LLM("b", "B: {input} (task {task})"), LLM("c", "C: {input}")])
-    res = run_workflow(chain, model, "go", limits=BUILT)
+    res = run_workflow(chain, model, "go", options=BUILT)
     assert res.output == "three" and res.steps == 3
     prompts = [r["messages"][0]["content"] for r in model.requests]
     assert prompts == ["A: go", "B: one (task go)", "C: two"]
@@ -68,7 +80,7 @@ def test_chain_with_code_and_fixed_tool_steps() -> None:
     chain = Chain([Code("key", lambda t: t.strip().lower()), ToolStep("fetch", TOOLS, "lookup", lambda t: {"key": t}),
                    LLM("say", "Say {input}")])
     model = ScriptedModel([message("ALPHA")])
-    res = run_workflow(chain, model, "  A ", limits=BUILT)
+    res = run_workflow(chain, model, "  A ", options=BUILT)
     assert res.output == "ALPHA" and res.tool_calls == 1 and res.steps == 1
     assert model.requests[0]["messages"][0]["content"] == "Say alpha"
 
@@ -93,7 +105,7 @@ def test_route_sends_the_input_to_the_labelled_handler() -> None:
     route = Route(LLM("classify", "Classify: {input}"),
                   {"billing": LLM("billing", "Billing: {input}"), "tech": LLM("tech", "Tech: {input}")})
     model = ScriptedModel([message(" Billing. "), message("refund issued")])
-    res = run_workflow(route, model, "I was charged twice", limits=BUILT)
+    res = run_workflow(route, model, "I was charged twice", options=BUILT)
     assert res.output == "refund issued" and res.extra["route"] == "billing"
     assert model.requests[1]["messages"][0]["content"] == "Billing: I was charged twice"
 
@@ -118,7 +130,7 @@ def _orchestrator(worker: object = None) -> Orchestrate:
 def test_orchestrate_plans_works_and_synthesises() -> None:
     model = ScriptedModel([message('Here is the plan:\n```json\n["x", "y", "z"]\n```'),
                            message("r"), message("r"), message("r"), message("all done")])
-    res = run_workflow(_orchestrator(), model, "big task", limits=BUILT)
+    res = run_workflow(_orchestrator(), model, "big task", options=BUILT)
     assert res.output == "all done" and res.steps == 5 and res.extra["plan"] == ["x", "y", "z"]
     worker_prompts = sorted(r["messages"][0]["content"] for r in model.requests[1:4])
     assert worker_prompts == ["Do: x", "Do: y", "Do: z"]
@@ -134,7 +146,7 @@ def test_parallel_workers_cost_their_critical_path_not_their_sum() -> None:
 def test_a_malformed_plan_gets_one_repair_then_fails() -> None:
     model = ScriptedModel([message("I will do it step by step"), message('{"subtasks": ["a"]}'), message("r"),
                            message("ok")])
-    res = run_workflow(_orchestrator(), model, "t", limits=BUILT)
+    res = run_workflow(_orchestrator(), model, "t", options=BUILT)
     assert res.terminal is Terminal.COMPLETED and res.extra["plan"] == ["a"]
     assert "could not be used as a plan" in model.requests[1]["messages"][0]["content"]
     res = run_workflow(_orchestrator(), ScriptedModel([message("nope"), message("[1, 2]")]), "t")
@@ -186,7 +198,7 @@ def test_evaluate_optimize_until_accepted() -> None:
     eo = EvaluateOptimize(LLM("write", "Write {task}. Feedback: {feedback}"), LLM("judge", "Judge: {input}"),
                           max_rounds=3)
     model = ScriptedModel([message("draft 1"), message("FAIL: too short"), message("draft 2"), message("PASS")])
-    res = run_workflow(eo, model, "a poem", limits=BUILT)
+    res = run_workflow(eo, model, "a poem", options=BUILT)
     assert res.output == "draft 2" and res.extra == {"rounds": 2, "accepted": True}
     assert model.requests[2]["messages"][0]["content"] == "Write a poem. Feedback: FAIL: too short"
 

@@ -66,11 +66,13 @@ def build_model(spec: str) -> Any:
 
 
 def on_off(text: str) -> bool:
-    """`on` or `off` (a switch such as `--prompt-cache`)."""
-    value = {"on": True, "off": False}.get(text.strip().lower())
-    if value is None:
-        raise argparse.ArgumentTypeError(f"expected on or off, got {text!r}")
-    return value
+    """`on` or `off` (a switch such as `--prompt-cache`; `patterns.options.parse_on_off`, the one spelling)."""
+    from patterns.options import parse_on_off
+
+    try:
+        return parse_on_off(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 PROMPT_CACHE_HELP = ("send cache_control breakpoints (system, tools, last message) with every model call, as "

@@ -197,7 +197,7 @@ def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], No
     """(the sweep's BenchConfig, its task families, what ends tracing); every mistake a UsageError."""
     from benchmarks.bench import BenchConfig
     from benchmarks.tasks.registry import load_task
-    from patterns.limits import Limits
+    from patterns.options import RequestOptions
 
     try:
         config = BenchConfig(patterns=args.patterns, tasks=tuple(args.tasks), instances=args.instances,
@@ -206,7 +206,7 @@ def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], No
                              overwrite=args.overwrite, allow_mixed=args.allow_mixed,
                              workers=args.workers, executor=args.executor, address=args.address,
                              grader_model=getattr(args, "grader_model", None), score_timeout_s=args.score_timeout,
-                             limits=Limits(prompt_cache=args.prompt_cache))
+                             options=RequestOptions(prompt_cache=args.prompt_cache))
         families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
         config, close_tracing = with_tracing(config, args)
     except ValueError as exc:

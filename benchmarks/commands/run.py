@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.preflight import preflight
     from benchmarks.tasks.dataset import sim_warning
     from benchmarks.trial import TrialSpec, grade_output, trial_model, uncached_cost
-    from patterns.limits import Limits
+    from patterns.options import RequestOptions
+    from patterns.options import on_off as on_off_text
     from patterns.workflows import arun_workflow
 
     from ._tables import fmt_cost
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
             env = family.environment(instance, Path(workdir))
             result = await arun_workflow(family.design(args.pattern, env), model, instance.prompt, seed=args.seed,
-                                   limits=Limits(prompt_cache=args.prompt_cache))
+                                         options=RequestOptions(prompt_cache=args.prompt_cache))
             score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
             return result, score, graded
 
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"cost:       {fmt_cost(result.cost_usd)}"
           + (f" (+ {fmt_cost(grader_cost)} grading, apart)" if graded is not None else "")
           + f"; {fmt_cost(uncached_cost(model, result))} with every prompt token billed as input "
-          f"(prompt cache {'on' if args.prompt_cache else 'off'})")
+          f"(prompt cache {on_off_text(args.prompt_cache)})")
     print(f"latency:    {result.latency_s:.2f} s ({'modelled' if getattr(model, 'clock', None) else 'measured'})")
     return 0
 

@@ -11,7 +11,7 @@ run in this process, one after the other, N = 10, 100, 1000 model turns; the fig
 wall time of a whole run divided by N (µs per step, setup included). `arun_agent` runs with
 everything on: events, usage and cost, limits (max_steps = N + 1), the retry policy, and prompt
 caching's breakpoints (on by default); one more row, with the inline tool, has them off
-(`Limits(prompt_cache=False)`), to show what placing them costs a step.
+(`RequestOptions(prompt_cache=False)`), to show what placing them costs a step.
 
 Peak memory is measured in a separate run under `tracemalloc` (which slows code down, so it is not
 timed), at N = 1000, and compared with the conversation's own size: the *deep `sys.getsizeof`* of the
@@ -43,7 +43,7 @@ from anthropic.types import Message
 
 from benchmarks.perf.fake_model import FAKES, PRICED, TOOLS, Fake, add, script
 from benchmarks.perf.loop_floor import breakdown, floor, reply_build_us
-from patterns import Limits, RetryPolicy, ToolSet, arun_agent, tool
+from patterns import Limits, RequestOptions, RetryPolicy, ToolSet, arun_agent, tool
 from patterns.schema import checker
 
 NS = (10, 100, 1000)
@@ -81,7 +81,7 @@ def loops(kinds: list[str], with_floor: bool = False) -> dict[str, Loop]:
         async def ours(model: Fake, toolset: ToolSet = toolset, cache: bool = cache) -> list[Any]:
             n = len(model.replies)
             result = await arun_agent(model, "add things", tools=toolset, retry=RetryPolicy(),
-                                      limits=Limits(max_steps=n + 1, prompt_cache=cache))
+                                      limits=Limits(max_steps=n + 1), options=RequestOptions(prompt_cache=cache))
             assert result.terminal == "completed" and result.steps == n, (result.terminal, result.detail)
             assert result.tool_calls == n - 1 and not result.errors and not result.messages[2]["content"][0].get(
                 "is_error"), result.messages[2]

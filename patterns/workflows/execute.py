@@ -7,6 +7,7 @@ from typing import Any
 from ..hooks import Hooks
 from ..limits import Abort, Limits
 from ..model import Model
+from ..options import RequestOptions
 from ..result import Result
 from ..retry import RetryPolicy
 from ..run import Run
@@ -14,7 +15,8 @@ from ..sync import run_sync
 
 
 async def arun_workflow(
-    spec: Any, model: Model, task: str, *, limits: Limits | None = None, abort: Abort | None = None,
+    spec: Any, model: Model, task: str, *, limits: Limits | None = None, options: RequestOptions | None = None,
+    abort: Abort | None = None,
     hooks: Hooks | None = None, retry: RetryPolicy | None = None, seed: int = 0, tracer: Any = None,
 ) -> Result:
     """`await spec(run, task)` inside a fresh `Run`; every ending becomes the Result's terminal.
@@ -25,8 +27,8 @@ async def arun_workflow(
         from ..otel import traced_model
 
         model = traced = traced_model(model, tracer)
-    run = Run(model, pattern=getattr(spec, "pattern", type(spec).__name__.lower()), limits=limits, abort=abort,
-              hooks=hooks, retry=retry, seed=seed)
+    run = Run(model, pattern=getattr(spec, "pattern", type(spec).__name__.lower()), limits=limits, options=options,
+              abort=abort, hooks=hooks, retry=retry, seed=seed)
     run.task = task
     result = await run.execute(lambda: spec(run, task), lambda: list(run.extra.get("messages", [])))
     if traced is not None:

@@ -12,14 +12,14 @@ import pytest
 from benchmarks.audit import probe, step_framed
 from benchmarks.tasks.fanout import Fanout
 from benchmarks.tasks.fanout.prompts import CHECK, RETRY
-from patterns import Limits, ScriptedModel, message
+from patterns import Limits, RequestOptions, ScriptedModel, message
 from patterns.scripted import tool_use_block
 from patterns.sim import Decider, Reply, Request, SimModel
 from patterns.sync import run_sync
 from patterns.workflows import run_workflow
 
 WORK = Path(".")
-BUILT = Limits(prompt_cache=False)
+BUILT = RequestOptions(prompt_cache=False)
 THREE = Fanout(items="3", questions="total")
 
 
@@ -59,7 +59,7 @@ def _requests(family: Fanout, pattern: str, instance: Any, replies: list[Any], s
     """The requests `pattern`'s own design sends, its model's replies scripted."""
     script = ScriptedModel(replies)
     run_workflow(family.design(pattern, family.environment(instance, WORK)), script, instance.prompt,
-                 limits=Limits(prompt_cache=False, max_steps=steps))
+                 limits=Limits(max_steps=steps), options=RequestOptions(prompt_cache=False))
     return script.requests
 
 

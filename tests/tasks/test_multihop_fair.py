@@ -17,7 +17,7 @@ from benchmarks.tasks.multihop.backtrack import rounds
 from benchmarks.tasks.multihop.family import AGENT_RETRIES
 from benchmarks.tasks.multihop.prompts import follow_prompt
 from benchmarks.tasks.registry import load_task
-from patterns import Limits, ScriptedModel, message
+from patterns import Limits, RequestOptions, ScriptedModel, message
 from patterns.sim import Decider, Request, SimModel
 from patterns.workflows import run_workflow
 
@@ -159,7 +159,7 @@ def _scripted(family: Multihop, replies: list[str]) -> tuple[str, list[str]]:
     x = family.instances(1, seed=0)[0]
     model = ScriptedModel([message(r) for r in replies])
     result = run_workflow(family.design("chain", family.environment(x, Path("."))), model, x.prompt,
-                          limits=Limits(prompt_cache=False))
+                          options=RequestOptions(prompt_cache=False))
     return result.output, [r["messages"][0]["content"] for r in model.requests]
 
 

@@ -11,14 +11,14 @@ import pytest
 from benchmarks.audit import probe, step_framed
 from benchmarks.tasks.support import Support
 from benchmarks.tasks.support import prompts as st
-from patterns import Limits, ScriptedModel, message
+from patterns import Limits, RequestOptions, ScriptedModel, message
 from patterns.scripted import tool_use_block
 from patterns.sim import Decider, Reply, Request, SimModel
 from patterns.sync import run_sync
 from patterns.workflows import run_workflow
 
 WORK = Path(".")
-BUILT = Limits(prompt_cache=False)
+BUILT = RequestOptions(prompt_cache=False)
 
 
 class _Keyed(Decider):
@@ -66,7 +66,7 @@ def _typo(instance: Any) -> dict[str, str]:
 def _agent_requests(family: Support, instance: Any, first: dict[str, str]) -> list[dict[str, Any]]:
     """The agent's requests after a first lookup with `first`'s arguments, built by the agent loop itself."""
     script = ScriptedModel([message(tool_use_block("get_invoice", first)), message("done")])
-    run_workflow(family.design("agent", family.environment(instance, WORK)), script, instance.prompt, limits=BUILT)
+    run_workflow(family.design("agent", family.environment(instance, WORK)), script, instance.prompt, options=BUILT)
     return script.requests
 
 
@@ -75,7 +75,7 @@ def _route_requests(family: Support, instance: Any, first: dict[str, str], then:
     plan = f'1 billing: get_invoice {{"customer_id": "{first["customer_id"]}"}}'
     script = ScriptedModel([message(plan), message(then)])
     run_workflow(family.design("route", family.environment(instance, WORK)), script, instance.prompt,
-                 limits=Limits(prompt_cache=False, max_steps=2))
+                 limits=Limits(max_steps=2), options=RequestOptions(prompt_cache=False))
     return script.requests
 
 
