@@ -11,7 +11,7 @@ __all__ = ["load_results"]
 def __getattr__(name: str) -> Any:
     # pandas is imported on first use, so `wva --help` stays fast
     if name == "load_results":
-        from .outputs import load_results
+        from benchmarks.harness.outputs import load_results
 
         return load_results
     raise AttributeError(f"module 'benchmarks' has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """`python -m benchmarks`: the `wva` command line."""
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 
 if __name__ == "__main__":  # not when a `--workers` shard process (spawn) imports this module as its main
     raise SystemExit(main())

@@ -13,3 +13,11 @@ DEFAULT_MODEL = "sim:error_rate=0.1"
 # all four). 20 was not enough: fanout, multihop and repair moved between a verdict and inconclusive.
 # Measured with `python -m benchmarks.stability verdicts --instances 20,60`; README "The criterion".
 DEFAULT_INSTANCES = 60
+
+SCORE_TIMEOUT_S = 60.0  # a scorer's own code, per trial (`--score-timeout`)
+# (a model grader's calls have their own timeouts)
+
+# The verdict's margins (`benchmarks.criterion.verdict`): five points of success, and a saving of 10% to count
+# as cheaper. README "The verdict".
+DEFAULT_MARGIN = 0.05
+DEFAULT_COST_MARGIN = 0.10

@@ -66,6 +66,13 @@ def parse_sim_knobs(items: Iterable[str], *, extra: Mapping[str, type] | None = 
     return parsed
 
 
+def provider_of(text: object) -> str:
+    """The provider a spec's text names (`sim`, `anthropic`, `openai`, `replay`), "" for none: the one
+    reading of a spec's kind, also for text that need not parse in full (a results folder's `model` column)."""
+    kind = str(text).strip().partition(":")[0].lower()
+    return kind if kind in PROVIDERS else ""
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A model spec as a value: `ModelSpec.parse("sim:error_rate=0.1")`, `str(spec)` gives the text back.
@@ -87,9 +94,9 @@ class ModelSpec:
             return text
         if not isinstance(text, str):
             raise ValueError(f"a model spec must be a string, got {type(text).__name__}: use {SPEC_FORMS}")
-        kind, _, rest = text.strip().partition(":")
-        provider = kind.lower()
-        if provider not in PROVIDERS:
+        rest = text.strip().partition(":")[2]
+        provider = provider_of(text)
+        if not provider:
             raise ValueError(f"unknown model spec {text!r}: use {SPEC_FORMS}")
         if provider != "sim":
             return cls(provider, rest.strip())

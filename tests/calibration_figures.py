@@ -65,9 +65,9 @@ def sequential() -> list[str]:
 
 
 def planning() -> list[str]:
-    from benchmarks.plan_sim import Engine
-    from benchmarks.planning import pilot_for, spread_factor
-    from benchmarks.verdict import Options
+    from benchmarks.criterion.verdict import Options
+    from benchmarks.studies.plan_sim import Engine
+    from benchmarks.studies.planning import pilot_for, spread_factor
 
     truth = Scenario(1, 200, {"agent": 0.8, "chain": 0.7}, {"agent": 0.01, "chain": 0.005})
     options, powers, sizes = Options(comparator="chain"), [], []

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchmarks.harness.trial import RUN_COLUMNS
 from benchmarks.tasks.base import PATTERNS
-from benchmarks.trial import RUN_COLUMNS
 
 WORKFLOWS = [p for p in PATTERNS if p != "agent"]
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
@@ -111,8 +111,8 @@ def simulated_verdicts(s: Scenario, reps: int, seed: int, comparator: str | None
     """The rule's verdict on `reps` tasks drawn from the scenario, vectorised: the criterion's own interval
     and rule code on the arrays it would build from a folder (cost intervals by the delta method, max-T
     with 2,000 draws per task), against the selected best workflow or a named `comparator`."""
-    from benchmarks.bounds import bounds
-    from benchmarks.rule import decide, verdicts
+    from benchmarks.criterion.bounds import bounds
+    from benchmarks.criterion.rule import decide, verdicts
 
     rng = np.random.default_rng(seed)
     order = ["agent", *[p for p in s.success if p != "agent"]]
@@ -131,9 +131,9 @@ def sequential_verdicts(s: Scenario, reps: int, seed: int, batch: int, spending:
                         comparator: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(verdict, look it stopped at) for `reps` tasks of `s.instances` instances at most, run in batches
     under the group-sequential design: the criterion's own code at each look's levels, vectorised."""
-    from benchmarks.bounds import bounds
-    from benchmarks.rule import decide, verdicts
-    from benchmarks.sequential import design
+    from benchmarks.criterion.bounds import bounds
+    from benchmarks.criterion.rule import decide, verdicts
+    from benchmarks.criterion.sequential import design
 
     d = design(batch, s.instances, spending)
     order = [p for p in s.success if p != "agent"]

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from benchmarks.drawability.walks import Walk
-from benchmarks.trial import RUN_COLUMNS
+from benchmarks.criterion.drawability.walks import Walk
+from benchmarks.harness.trial import RUN_COLUMNS
 
 Walks = dict[str, list[Walk]]
 
@@ -112,7 +112,7 @@ def sample(process: Process, instances: int, trials: int = 3, seed: int = 0) -> 
     return process.generate(np.random.default_rng(seed), instances, trials)
 
 
-# The settings the chapter's threshold was chosen from (benchmarks/drawability/__init__.py): each process
+# The settings the chapter's threshold was chosen from (benchmarks/criterion/drawability/__init__.py): each process
 # over the range of its knobs, the open-ended one from three tools and short walks (the easiest to cover
 # by chance) to six tools and long ones.
 GRID: tuple[tuple[str, bool, dict[str, Any]], ...] = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.audit import capability_table, probe, step_framed
-from benchmarks.cli import main
+from benchmarks.cli.main import main
+from benchmarks.studies.audit import capability_table, probe, step_framed
 from benchmarks.tasks.registry import load_task
 
 FAIR = "examples.minimal_family:Capitals"

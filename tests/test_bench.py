@@ -14,11 +14,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks import journal
-from benchmarks.bench import BenchConfig, run_bench
-from benchmarks.cli import main
-from benchmarks.outputs import load_results
-from benchmarks.trial import RUN_COLUMNS
+from benchmarks.cli.main import main
+from benchmarks.harness import journal
+from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.outputs import load_results
+from benchmarks.harness.trial import RUN_COLUMNS
 
 from .conftest import ROOT
 

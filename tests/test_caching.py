@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from benchmarks.bench import BenchConfig, run_bench
-from benchmarks.cli import main
-from benchmarks.report import write_report
+from benchmarks.cli.main import main
+from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.report.write import write_report
 from patterns import RequestOptions, ScriptedModel, ToolSet, message, run_agent, tool, tool_use_block
 from patterns.caching import MAX_BREAKPOINTS, MarkCounter, count_breakpoints, uncached_cost_usd, with_breakpoints
 from patterns.pricing import price_for

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.cli import WvaArgumentParser, main
-from benchmarks.commands._common import UsageError, model_spec, nonneg_int, port, positive_int
+from benchmarks.cli._common import UsageError, model_spec, nonneg_int, port, positive_int
+from benchmarks.cli.main import WvaArgumentParser, main
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -27,7 +27,7 @@ SERVER_OPTIONS = {"slow_s": float, "require_api_key": str}
 
 def fake_simserver(monkeypatch: pytest.MonkeyPatch, run_server_cli: Any) -> None:
     """Stands in for the server loop of `wva sim-server`, so that no socket is opened."""
-    from benchmarks.commands import sim_server
+    from benchmarks.cli import sim_server
 
     monkeypatch.setattr(sim_server, "run_server_cli", run_server_cli)
 
@@ -203,7 +203,7 @@ def test_a_bad_model_spec_flag_names_the_valid_forms() -> None:
 
 def test_the_installed_entry_point_reports_usage_errors_in_one_line() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.cli", "models", "--bogus"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "benchmarks.cli.main", "models", "--bogus"], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2
     assert_one_error_line(done.stderr)

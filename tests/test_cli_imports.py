@@ -11,8 +11,8 @@ HEAVY = ("pandas", "anthropic")
 
 CODE = """
 import json, sys
-from benchmarks.cli import build_parser
-from benchmarks.commands import COMMANDS
+from benchmarks.cli.main import build_parser
+from benchmarks.cli import COMMANDS
 parser = build_parser()
 for argv in (["--help"], *([name.replace("_", "-"), "--help"] for name in COMMANDS)):
     try:

@@ -22,7 +22,7 @@ from typing import Any
 import anthropic
 import pytest
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 from patterns.model import AnthropicModel
 
 ROOT = Path(__file__).resolve().parent.parent

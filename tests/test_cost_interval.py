@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.bounds import cost_part
-from benchmarks.comparison import compare
+from benchmarks.criterion.bounds import cost_part
+from benchmarks.criterion.comparison import compare
 
 RATIOS = [0.6, 0.8, 1.3]  # the true cost ratios workflow / agent of three workflows
 

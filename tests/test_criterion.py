@@ -13,20 +13,20 @@ import networkx as nx
 import pandas as pd
 import pytest
 
-from benchmarks import predictability as pr
-from benchmarks.cli import main
-from benchmarks.criterion import (
+from benchmarks.cli.main import main
+from benchmarks.criterion import predictability as pr
+from benchmarks.criterion.render import flips_of, format_verdicts
+from benchmarks.criterion.table import (
     COLUMNS,
     PAIRS,
     agrees,
     criterion_table,
-    format_verdicts,
-    pareto_front,
     predict,
     write_criterion,
 )
-from benchmarks.sweep import flips_of, parse_values
-from benchmarks.trial import RUN_COLUMNS
+from benchmarks.criterion.tradeoff import pareto_front
+from benchmarks.harness.trial import RUN_COLUMNS
+from benchmarks.studies.sweep import parse_values
 
 
 def write_folder(out: Path, rows: list[dict[str, Any]], events: list[dict[str, Any]] | None = None) -> Path:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks.cli import main
-from benchmarks.criterion_io import load_inputs
+from benchmarks.cli.main import main
+from benchmarks.criterion.read import load_inputs
 from tests.test_criterion import trials, write_folder
 
 

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.criterion_io import load_inputs
-from benchmarks.drawability import (
+from benchmarks.criterion.drawability import (
     END,
     START,
     drawability,
@@ -29,9 +28,10 @@ from benchmarks.drawability import (
     walk_of,
     walks_by_instance,
 )
-from benchmarks.drawability.estimate import drawing_sets
-from benchmarks.drawability.graph import node_data
-from benchmarks.drawability.table import encode, fit_shares
+from benchmarks.criterion.drawability.estimate import drawing_sets
+from benchmarks.criterion.drawability.graph import node_data
+from benchmarks.criterion.drawability.table import encode, fit_shares
+from benchmarks.criterion.read import load_inputs
 from tests.synthetic_walks import PROCESSES, sample, write_folder
 
 

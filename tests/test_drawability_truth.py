@@ -11,16 +11,16 @@ from functools import cache
 import numpy as np
 import pytest
 
-from benchmarks import predictability as pr
-from benchmarks.drawability import THRESHOLD, D, drawability
-from benchmarks.drawability.table import encode, fit_shares
+from benchmarks.criterion import predictability as pr
+from benchmarks.criterion.drawability import THRESHOLD, D, drawability
+from benchmarks.criterion.drawability.table import encode, fit_shares
 from tests.synthetic_walks import GRID, PROCESSES, Process, Walks, grid_sample, sample
 
 BY_NAME = {p.name: p for p in PROCESSES}
 
 
 def predictability(walks: Walks) -> float:
-    """Today's score (benchmarks.predictability) of the same walks: steps = rounds + the answer's call."""
+    """Today's score (benchmarks.criterion.predictability) of the same walks: steps = rounds + the answer's call."""
     runs = [(i, float(len(x) + 1), pr.shape([sorted(r) for r in x]), math.nan) for i, ws in walks.items() for x in ws]
     return pr.measure(runs)[3]
 

@@ -23,9 +23,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from benchmarks.bench import BenchConfig, run_bench
-from benchmarks.cli import main
-from benchmarks.outputs import load_results
+from benchmarks.cli.main import main
+from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.outputs import load_results
 from benchmarks.tasks.base import PATTERNS
 from examples.minimal_family import Capitals
 from patterns.model import AnthropicModel

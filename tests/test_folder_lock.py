@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks import journal
-from benchmarks.cli import main
-from benchmarks.errors import SweepRefused
-from benchmarks.folder import LOCK, FolderLock
+from benchmarks.cli.main import main
+from benchmarks.harness import journal
+from benchmarks.harness.errors import SweepRefused
+from benchmarks.harness.folder import LOCK, FolderLock
 
 from .conftest import ROOT
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
-from benchmarks.commands.graph import design_graph
+from benchmarks.cli.graph import design_graph
+from benchmarks.cli.main import main
 
 
 def test_draws_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks import journal
-from benchmarks.bench import BenchConfig, run_bench
+from benchmarks.harness import journal
+from benchmarks.harness.bench import BenchConfig, run_bench
 
 from .conftest import ROOT
 from .test_shard_orphans import gone, live_members

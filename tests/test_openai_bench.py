@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks.bench import BenchConfig, run_bench
-from benchmarks.outputs import load_results
+from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.outputs import load_results
 from benchmarks.tasks.registry import load_task
 from patterns.sim.server import SimServer
 

@@ -186,7 +186,7 @@ def test_a_missing_openai_package_is_one_line(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_wva_with_an_empty_openai_spec_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
-    from benchmarks.cli import main
+    from benchmarks.cli.main import main
 
     assert main(["bench", "--model", "openai:", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -194,7 +194,8 @@ def test_wva_with_an_empty_openai_spec_exits_2_with_one_line(capsys: pytest.Capt
 
 
 def test_wva_help_imports_neither_openai_nor_opentelemetry() -> None:
-    code = ("import sys\nfrom benchmarks.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+    code = ("import sys\nfrom benchmarks.cli.main import main\ntry:\n    main(['--help'])\n"
+            "except SystemExit:\n    pass\n"
             "for cmd in ('bench', 'models'):\n    try:\n        main([cmd, '--help'])\n    except SystemExit:\n"
             "        pass\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('openai', 'opentelemetry')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -177,7 +177,7 @@ def test_the_exporter_is_the_one_the_environment_selects(monkeypatch: pytest.Mon
 
 def test_wva_bench_otel_exports_one_span_tree_per_trial(monkeypatch: pytest.MonkeyPatch, memory: Any,
                                                          tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from benchmarks.cli import main
+    from benchmarks.cli.main import main
 
     tracer, exporter = memory
     monkeypatch.setattr("patterns.otel.tracer_from_env", lambda stream=None: (tracer, TracerProvider()))
@@ -196,7 +196,7 @@ def test_wva_bench_otel_exports_one_span_tree_per_trial(monkeypatch: pytest.Monk
 
 def test_wva_bench_otel_with_several_workers_is_a_usage_error(capsys: pytest.CaptureFixture[str],
                                                               tmp_path: Path) -> None:
-    from benchmarks.cli import main
+    from benchmarks.cli.main import main
 
     assert main(["bench", "--tasks", "pipeline", "--out", str(tmp_path / "x"), "--otel", "--workers", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.cli import main
-from benchmarks.plan_sim import Engine
-from benchmarks.planning import pilot_for, plan_lines, plan_task, spread_factor
-from benchmarks.verdict import Options
+from benchmarks.cli.main import main
+from benchmarks.criterion.verdict import Options
+from benchmarks.studies.plan_sim import Engine
+from benchmarks.studies.planning import pilot_for, plan_lines, plan_task, spread_factor
 from tests.synthetic_results import Scenario, simulated_verdicts, task_runs, write_scenario
 
 TRUTH = Scenario(1, 200, {"agent": 0.8, "chain": 0.7}, {"agent": 0.01, "chain": 0.005})

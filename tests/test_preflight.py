@@ -12,12 +12,12 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from benchmarks import journal
-from benchmarks.bench import BenchConfig, run_bench
-from benchmarks.breaker import TRIPS_AFTER, Breaker
-from benchmarks.cli import main
-from benchmarks.errors import SweepStopped
-from benchmarks.preflight import preflight
+from benchmarks.cli.main import main
+from benchmarks.harness import journal
+from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.breaker import TRIPS_AFTER, Breaker
+from benchmarks.harness.errors import SweepStopped
+from benchmarks.harness.preflight import preflight
 from benchmarks.tasks.registry import load_task
 from patterns.model import AnthropicModel
 from patterns.retry import RetryPolicy

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.ray_cluster import ClusterError, connect, reason, shown
+from benchmarks.harness.ray_cluster import ClusterError, connect, reason, shown
 
 from .conftest import ROOT
 from .test_shard_orphans import gone, live_members
@@ -126,8 +126,8 @@ def test_what_ray_says_becomes_one_line_and_no_address_shows_a_secret() -> None:
 
 def test_a_node_that_cannot_read_the_task_file_stops_the_sweep_with_one_line_naming_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from benchmarks.bench import BenchConfig
-    from benchmarks.ray_executor import NodeSetupError, explained, run_chunk, shipped
+    from benchmarks.harness.bench import BenchConfig
+    from benchmarks.harness.ray_executor import NodeSetupError, explained, run_chunk, shipped
 
     monkeypatch.chdir(ROOT)
     config = BenchConfig(tasks=("examples/tickets/tickets.toml:votes=5",), out=tmp_path, executor="ray",

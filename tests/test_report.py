@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks.charts import PATTERN_COLOURS
-from benchmarks.cli import main
+from benchmarks.cli.main import main
+from benchmarks.report.charts import PATTERN_COLOURS
 
 TOY = "examples.minimal_family:Capitals"
 CHARTS = ["cost_vs_success.png", "latency_vs_success.png", "steps.png", "context_growth.png", "terminals.png",
@@ -71,12 +71,12 @@ def test_report_shows_a_sweep_when_one_is_there(bench_dir: tuple[Path, str], tmp
 
 def test_a_criterion_failure_never_loses_the_bench(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    import benchmarks.criterion
+    import benchmarks.criterion.table
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(benchmarks.criterion, "write_criterion", broken)
+    monkeypatch.setattr(benchmarks.criterion.table, "write_criterion", broken)
     argv = ["bench", "--tasks", TOY, "--patterns", "chain,agent", "--instances", "1", "--trials", "1",
             "--out", str(tmp_path), "--quiet"]
     assert main(argv) == 0

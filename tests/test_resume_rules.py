@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks import journal
-from benchmarks.cli import main
-from benchmarks.manifest import fingerprint
+from benchmarks.cli.main import main
+from benchmarks.harness import journal
+from benchmarks.harness.manifest import fingerprint
 
 TOY = "examples.minimal_family:Capitals"
 TICKETS = str(Path(__file__).resolve().parent.parent / "examples" / "tickets" / "tickets.toml")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks import code_errors
-from benchmarks.cli import main
+from benchmarks.cli.main import main
+from benchmarks.harness import code_errors
 
 from .conftest import ROOT
 

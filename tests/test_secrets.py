@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 from examples.minimal_family import CapitalsPolicy
 from patterns import (
     Kind,

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.cli import main
-from benchmarks.sequential import decide_at_look, design, look_text, stopped_at
-from benchmarks.spending import boundaries, spent
+from benchmarks.cli.main import main
+from benchmarks.criterion.sequential import decide_at_look, design, look_text, stopped_at
+from benchmarks.criterion.spending import boundaries, spent
 from tests.synthetic_results import Scenario, sequential_verdicts, uniform
 
 
@@ -98,8 +98,8 @@ def test_a_look_needs_both_sides(tmp_path: Path) -> None:
 
 def test_the_criterion_reads_a_task_at_its_stopping_look(tmp_path: Path) -> None:
     """A sequential folder's criterion reads each task at the levels of the look it stopped at."""
-    from benchmarks.bounds import Levels
-    from benchmarks.criterion import criterion_table
+    from benchmarks.criterion.bounds import Levels
+    from benchmarks.criterion.table import criterion_table
 
     runs = _multihop(tmp_path)
     decision = decide_at_look(design(10, 40), 1, runs[runs["instance"].isin(sorted(set(runs["instance"]))[:10])],

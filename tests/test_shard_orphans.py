@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import journal
+from benchmarks.harness import journal
 
 from .conftest import ROOT
 

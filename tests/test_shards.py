@@ -16,10 +16,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from benchmarks import journal
-from benchmarks.bench import BenchConfig, run_bench
-from benchmarks.cli import main
-from benchmarks.shards import bounds, workers_for
+from benchmarks.cli.main import main
+from benchmarks.harness import journal
+from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.shards import bounds, workers_for
 
 from .conftest import ROOT
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.cli import main as cli_main
+from benchmarks.cli.main import main as cli_main
 from patterns.sim import Decider, Reply, Request
 from patterns.sim.server import SimServer, typed_knobs
 

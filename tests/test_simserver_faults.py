@@ -207,7 +207,7 @@ def test_the_fault_kinds_name_sdk_classes() -> None:
 
 def test_task_policies_load_every_family_that_imports_and_warn_for_the_others(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from benchmarks.commands.sim_server import task_policies
+    from benchmarks.cli.sim_server import task_policies
     from benchmarks.tasks import registry
 
     monkeypatch.setitem(registry.BUILTIN, "capitals", "examples.minimal_family:Capitals")
@@ -230,9 +230,9 @@ def test_a_served_family_answers_its_own_prompts_the_generic_policy_the_rest() -
 @pytest.mark.parametrize(("argv", "loader"), [([], True), (["--generic-only"], False)])
 def test_sim_server_passes_the_task_policies_unless_generic_only(
         monkeypatch: pytest.MonkeyPatch, argv: list[str], loader: bool) -> None:
-    from benchmarks.cli import main
-    from benchmarks.commands import sim_server
-    from benchmarks.commands.sim_server import task_policies
+    from benchmarks.cli import sim_server
+    from benchmarks.cli.main import main
+    from benchmarks.cli.sim_server import task_policies
 
     calls: list[dict[str, Any]] = []
     monkeypatch.setattr(sim_server, "run_server_cli", lambda host, port, knobs, **kw: calls.append(kw) or 0)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from benchmarks.stats import (
+from benchmarks.harness.stats import (
     cluster_se,
     clustered_rate,
     effective_n,
@@ -85,7 +85,7 @@ def test_pass_k_per_instance() -> None:
 def test_summary_intervals_are_clustered_by_instance() -> None:
     import pandas as pd
 
-    from benchmarks.summary import summarise
+    from benchmarks.harness.summary import summarise
 
     # 4 instances × 2 trials: two instances won both trials, two lost both. Clustered, that is 4
     # observations (Wilson on 2 of 4), not 8; pass^2 per instance is 1, 1, 0, 0: the same interval

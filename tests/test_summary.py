@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from benchmarks.summary import summarise
+from benchmarks.harness.summary import summarise
 from tests.test_criterion import trials
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks.charts.verdict_map import verdict_grid, verdict_map
-from benchmarks.cli import main
-from benchmarks.sweep import Axis, model_with, points
+from benchmarks.cli.main import main
+from benchmarks.report.charts.verdict_map import verdict_grid, verdict_map
+from benchmarks.studies.sweep import Axis, model_with, points
 
 
 def test_a_model_knob_axis_gives_one_bench_folder_and_model_per_value() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 from benchmarks.tasks.base import task_label
 from benchmarks.tasks.registry import load_task, split_task_list
 

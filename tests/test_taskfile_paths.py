@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 from benchmarks.tasks.dataset import DatasetTask
 
 ROWS = [{"id": "a", "input": "What is 2 + 2?", "target": "4"}, {"id": "b", "input": "What is 3 + 3?", "target": "6"}]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 
 TOY = "examples.minimal_family:Capitals"
 ARGS = ["bench", "--tasks", TOY, "--instances", "3", "--trials", "2", "--quiet", "--workers", "1"]
@@ -120,8 +120,8 @@ def test_runs_csv_is_written_as_pandas_writes_it(tasks: tuple[str, ...], model: 
 
     import pandas as pd
 
-    from benchmarks.bench import BenchConfig, run_bench
-    from benchmarks.trial import RUN_COLUMNS
+    from benchmarks.harness.bench import BenchConfig, run_bench
+    from benchmarks.harness.trial import RUN_COLUMNS
 
     from .conftest import ROOT
 

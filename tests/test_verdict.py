@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from benchmarks.comparison import compare
-from benchmarks.criterion import criterion_table
-from benchmarks.intervals import max_t_quantile, t_quantile
-from benchmarks.tradeoff import price
+from benchmarks.criterion.comparison import compare
+from benchmarks.criterion.intervals import max_t_quantile, t_quantile
+from benchmarks.criterion.table import criterion_table
+from benchmarks.criterion.tradeoff import price
 from tests.test_criterion import trials, write_folder
 
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks.cli import main
-from benchmarks.criterion import criterion_table
+from benchmarks.cli.main import main
+from benchmarks.criterion.table import criterion_table
 from tests.synthetic_results import WORKFLOWS, Scenario, simulated_verdicts, uniform, write_scenario
 
 CHEAP = {w: 0.005 for w in WORKFLOWS} | {"agent": 0.02}

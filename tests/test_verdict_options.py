@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 
 TOY = "examples.minimal_family:Capitals"
 OPTIONS = ["--margin", "0.1", "--comparator", "chain", "--cost-margin", "0.25", "--value-per-success", "0.5"]

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchmarks import rule
-from benchmarks.bounds import Bounds
-from benchmarks.cli import main
-from benchmarks.comparison import Pair
-from benchmarks.criterion import criterion_table
-from benchmarks.verdict import check_cost_margin, check_margin, check_value, decide_declared, decide_selected
+from benchmarks.cli.main import main
+from benchmarks.criterion import rule
+from benchmarks.criterion.bounds import Bounds
+from benchmarks.criterion.comparison import Pair
+from benchmarks.criterion.table import criterion_table
+from benchmarks.criterion.verdict import check_cost_margin, check_margin, check_value, decide_declared, decide_selected
 from tests.test_criterion import trials, write_folder
 
 NAN2 = (math.nan, math.nan)
@@ -153,7 +153,7 @@ def test_the_three_comparator_modes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("flags", "says"), [
     (["--margin", "0.7"], "between 0 and 0.5"),
     (["--margin", "zero"], "between 0 and 0.5"),
-    (["--comparator", "agent"], "expected declared, selected or a workflow"),
+    (["--comparator", "agent"], "must be declared, selected or a workflow"),
     (["--cost-margin", "1.5"], "from 0 to below 1"),
     (["--cost-margin", "-0.1"], "from 0 to below 1"),
     (["--value-per-success", "-3"], "a positive number of USD"),

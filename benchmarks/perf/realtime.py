@@ -68,7 +68,7 @@ async def agents(c: int, waves: int, ttft: float) -> tuple[int, float, float]:
 
 
 async def bench(c: int, waves: int, ttft: float) -> tuple[int, float, float]:
-    from benchmarks.bench import BenchConfig, run_bench
+    from benchmarks.harness.bench import BenchConfig, run_bench
 
     trials = c * waves
     example = Path(__file__).resolve().parents[2] / "examples" / "minimal_family.py"  # by path: any working dir

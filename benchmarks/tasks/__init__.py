@@ -15,9 +15,9 @@ built-in names is `benchmarks.names.DEFAULT_TASKS`, read by `registry.py`. `data
 that a task file (.toml) describes.
 """
 
-from .base import PATTERNS, Environment, Family, Instance, IntRange, Param
-from .dataset import DatasetTask
-from .registry import BUILTIN, builtin_families, load_task, split_task_list
+from benchmarks.tasks.base import PATTERNS, Environment, Family, Instance, IntRange, Param
+from benchmarks.tasks.dataset import DatasetTask
+from benchmarks.tasks.registry import BUILTIN, builtin_families, load_task, split_task_list
 
 __all__ = [
     "BUILTIN",

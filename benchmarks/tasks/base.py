@@ -30,10 +30,9 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from benchmarks.names import PATTERNS  # re-exported: the one list of pattern names
 from patterns.sim.policy import CROWDING
 from patterns.tools import ToolSet
-
-from ..names import PATTERNS  # re-exported: the one list of pattern names
 
 __all__ = ["PATTERNS", "Environment", "Family", "FamilyBase", "Instance", "IntRange", "Param"]
 

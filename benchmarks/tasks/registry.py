@@ -31,8 +31,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..names import DEFAULT_TASKS
-from .base import REQUIRED
+from benchmarks.names import DEFAULT_TASKS
+from benchmarks.tasks.base import REQUIRED
 
 BUILTIN = {name: f"benchmarks.tasks.{name}:{name.capitalize()}" for name in DEFAULT_TASKS}
 
@@ -111,7 +111,7 @@ def _from_working_dir(module_name: str) -> ModuleType | None:
 def _import_module(module_name: str) -> ModuleType:
     """A user's module: a `.py` file by path, else by name (as installed, or from the working directory)."""
     if module_name.endswith(".py"):
-        from .dataset.modules import import_file
+        from benchmarks.tasks.dataset.modules import import_file
 
         if not Path(module_name).is_file():
             raise ValueError(f"task module file {module_name!r} does not exist (looked in {os.getcwd()})")
@@ -155,7 +155,7 @@ def load_task(spec: str) -> Any:
         raise ValueError(f"empty task spec: choose from {', '.join(BUILTIN)}")
     head, raw = _split(spec)
     if head.lower().endswith(".toml"):
-        from .dataset import DatasetTask  # only a task file pays for reading one
+        from benchmarks.tasks.dataset import DatasetTask  # only a task file pays for reading one
 
         return DatasetTask.from_file(head, **raw)
     cls = family_class(head)

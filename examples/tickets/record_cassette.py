@@ -25,7 +25,7 @@ ROOT = HERE.parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench import BenchConfig, run_bench  # noqa: E402
+from benchmarks.harness.bench import BenchConfig, run_bench  # noqa: E402
 from benchmarks.tasks.dataset import designs as d  # noqa: E402
 from patterns.replay import RecordingModel  # noqa: E402
 from patterns.sim import Decider, Reply, Request, SimModel  # noqa: E402

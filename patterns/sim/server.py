@@ -13,7 +13,7 @@ reply, a 200 that is not JSON) are server knobs, described with the SDK's reacti
 SDK exception the client records for it, so it can be compared with a run's `error_type`s.
 
 Each request picks the first of `policies` whose `accepts(request)` is true, falling back to
-`GenericPolicy`. `patterns` knows no task family: `wva sim-server` (benchmarks/commands/sim_server.py,
+`GenericPolicy`. `patterns` knows no task family: `wva sim-server` (benchmarks/cli/sim_server.py,
 the command line) passes the benchmark's families' policies in.
 
 The server never logs or echoes the `x-api-key` / `authorization` headers: it logs only the

@@ -23,7 +23,7 @@ from typing import Any
 import networkx as nx
 import pytest
 
-from benchmarks.audit import capability_table, probe
+from benchmarks.studies.audit import capability_table, probe
 from benchmarks.tasks.base import PATTERNS, Instance
 from benchmarks.tasks.registry import BUILTIN, load_task
 from patterns.sim import SimModel

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import main
+from benchmarks.cli.main import main
 
 GOOD_ROWS = [{"id": "a", "input": "What is 2+2?", "target": "4", "category": "math"},
              {"id": "b", "input": "Spell cat backwards.", "target": "tac", "category": "words"}]

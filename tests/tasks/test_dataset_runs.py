@@ -13,10 +13,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from benchmarks.bench import BenchConfig, run_bench
-from benchmarks.cli import main
+from benchmarks.cli.main import main
+from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.outputs import load_results
 from benchmarks.names import PATTERNS
-from benchmarks.outputs import load_results
 from benchmarks.tasks.base import Family
 from benchmarks.tasks.dataset import SIM_WARNING, DatasetTask
 
@@ -165,7 +165,7 @@ def test_the_sweep_runs_through_the_real_sdk_against_the_sim_server(
 
 def test_sim_server_serves_a_task_files_policy_first(monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from benchmarks.commands import sim_server
+    from benchmarks.cli import sim_server
 
     served: list[Any] = []
 

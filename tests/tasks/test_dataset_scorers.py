@@ -8,8 +8,8 @@ import pytest
 
 from benchmarks.tasks.base import Instance
 from benchmarks.tasks.dataset.designs import accept_verdict, vote_majority
-from benchmarks.tasks.dataset.model_grader import parse_verdict
 from benchmarks.tasks.dataset.scorers import parse_scorer
+from benchmarks.tasks.dataset.text import parse_verdict
 
 TABLES: dict[str, tuple[str, list[str], list[str]]] = {
     "exact": ("Paris", ["Paris", "paris", "**Paris**", "Answer: Paris", "ANSWER: paris.", "`Paris`", " Paris \n",

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchmarks.bench import BenchConfig, run_bench
-from benchmarks.cli import main
+from benchmarks.cli.main import main
+from benchmarks.harness.bench import BenchConfig, run_bench
 from benchmarks.tasks.dataset import DatasetTask
 from patterns.sim import Decider, Reply, Request, SimModel
 

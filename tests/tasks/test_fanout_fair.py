@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.audit import probe, step_framed
+from benchmarks.studies.audit import probe, step_framed
 from benchmarks.tasks.fanout import Fanout
 from benchmarks.tasks.fanout.prompts import CHECK, RETRY
 from patterns import Limits, RequestOptions, ScriptedModel, message

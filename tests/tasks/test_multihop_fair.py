@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.audit import probe, step_framed
+from benchmarks.studies.audit import probe, step_framed
 from benchmarks.tasks.multihop import AGENT_SYSTEM, Multihop
 from benchmarks.tasks.multihop.backtrack import rounds
 from benchmarks.tasks.multihop.family import AGENT_RETRIES

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.audit import probe, step_framed
+from benchmarks.studies.audit import probe, step_framed
 from benchmarks.tasks.pipeline import Pipeline
 from benchmarks.tasks.pipeline import prompts as pt
 from benchmarks.tasks.pipeline.drawn import accepted, line_of

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.audit import probe, step_framed
+from benchmarks.studies.audit import probe, step_framed
 from benchmarks.tasks.registry import load_task
 from benchmarks.tasks.repair import Repair
 from benchmarks.tasks.repair.drawn import fault_done, with_report

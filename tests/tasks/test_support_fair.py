@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.audit import probe, step_framed
+from benchmarks.studies.audit import probe, step_framed
 from benchmarks.tasks.support import Support
 from benchmarks.tasks.support import prompts as st
 from patterns import Limits, RequestOptions, ScriptedModel, message

@@ -4,6 +4,6 @@
 command that takes a task spec accepts the file's path (`wva bench --tasks tickets.toml`).
 """
 
-from .task import SIM_WARNING, DatasetTask, sim_warning
+from benchmarks.tasks.dataset.task import SIM_WARNING, DatasetTask, sim_warning
 
 __all__ = ["SIM_WARNING", "DatasetTask", "sim_warning"]

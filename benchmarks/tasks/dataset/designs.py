@@ -22,13 +22,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.tasks.base import Environment, design_of
+from benchmarks.tasks.dataset.text import final_answer, normalise, parse_verdict
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 from patterns.workflows.route import normalise_label
-
-from ..base import Environment, design_of
-from .model_grader import parse_verdict
-from .scorers import final_answer, normalise
 
 ANSWER_RULE = "End your reply with a final line `Answer: <your answer>`."
 PLAN = "Plan only: write a short numbered plan"

@@ -9,35 +9,11 @@ yes/no, right/wrong (a `not` before it flips it); a reply with none of these sco
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from benchmarks.tasks.dataset.text import GRADER, parse_verdict
 from patterns.result import Result, Terminal
 from patterns.workflows import Single, arun_workflow
-
-from .scorers import strip_markdown
-
-GRADER = "grade"  # the phrase a simulated policy recognises a grader request by (see policy.py)
-_SCORE = re.compile(r"\bscore\s*(?:is\s*)?[:=]?\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+(?:\.\d+)?))?")
-_FRACTION = re.compile(r"\b(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\b")
-_WORD = re.compile(r"\b(not\s+|n't\s+)?(pass(?:ed|es)?|fail(?:ed|s)?|correct|incorrect|yes|no|right|wrong)\b")
-_GOOD = ("pass", "correct", "yes", "right")
-
-
-def parse_verdict(text: str) -> float | None:
-    """A score in [0, 1] from a grader's reply, or None if it gives no verdict."""
-    t = " ".join(strip_markdown(text).casefold().split())
-    m = _SCORE.search(t) or _FRACTION.search(t)
-    if m:
-        value, scale = float(m.group(1)), float(m.group(2)) if m.group(2) else None
-        if scale is None:
-            scale = 1.0 if value <= 1 else (10.0 if value <= 10 else 100.0)
-        return min(1.0, max(0.0, value / scale)) if scale > 0 else None
-    w = _WORD.search(t)
-    if not w:
-        return None
-    good = any(w.group(2).startswith(g) for g in _GOOD) and not w.group(2).startswith("incorrect")
-    return float(good != bool(w.group(1)))
 
 
 def grader_prompt(rubric: str, question: str, target: str, output: str) -> str:

@@ -29,11 +29,10 @@ import json
 import re
 from typing import Any
 
+from benchmarks.tasks.dataset import designs as d
+from benchmarks.tasks.dataset.text import GRADER
 from patterns.sim import Decider, Reply, Request
 from patterns.sim.generic import GenericPolicy, perturb, synthesise_arguments
-
-from . import designs as d
-from .model_grader import GRADER
 
 _WORDS = re.compile(r"[a-z]{3,}")
 _EXAMPLE = re.compile(r"\blike\s+([^\s,;)]+)")

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..base import Instance
+from benchmarks.tasks.base import Instance
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -26,32 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .modules import load_callable
+from benchmarks.tasks.dataset.modules import load_callable
+from benchmarks.tasks.dataset.text import final_answer, normalise, strip_markdown
 
-_FENCE = re.compile(r"```[\w-]*\n?|```")
-_EMPHASIS = re.compile(r"(\*\*|__|\*|`|~~)")
-_LINE_MARK = re.compile(r"(?m)^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+)")
-_LABEL = re.compile(r"(?im)^\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is\s*)?[:\-–]\s*(.+?)\s*$")
 _NUMBER = re.compile(r"(?<![\w.\-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])"
                      r"|(?<![\w.\-])-?\.\d+(?![\w])")
 _LETTER_WORDS = re.compile(r"(?i)\b(?:answer|option|choice)\s*(?:is\s*)?[:\-]?\s*\(?([a-j])\)?(?![a-z])")
 _LEADING_LETTER = re.compile(r"^\(?([A-Ja-j])(?:[).:]|\s*$)")
 SIMPLE = ("exact", "includes", "number", "regex", "choice")
-
-
-def strip_markdown(text: str) -> str:
-    return _EMPHASIS.sub("", _LINE_MARK.sub("", _FENCE.sub("", text)))
-
-
-def normalise(text: str) -> str:
-    """Case, whitespace, markdown and surrounding punctuation ignored."""
-    return " ".join(strip_markdown(text).casefold().split()).strip(" .,;:!?\"'()[]")
-
-
-def final_answer(output: str) -> str:
-    """The last `Answer: ...` line of the output if there is one, else the whole output."""
-    labelled = _LABEL.findall(strip_markdown(output))
-    return labelled[-1] if labelled else output
 
 
 def numbers_in(text: str) -> list[float]:

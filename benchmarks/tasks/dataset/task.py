@@ -19,19 +19,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarks.tasks.base import PATTERNS, Environment, Instance, Param, init_params
+from benchmarks.tasks.dataset.designs import GENERIC_RUBRIC, generic_design
+from benchmarks.tasks.dataset.model_grader import grade_with_model
+from benchmarks.tasks.dataset.modules import import_file
+from benchmarks.tasks.dataset.policy import DatasetPolicy, sim_policy
+from benchmarks.tasks.dataset.rows import load_instances
+from benchmarks.tasks.dataset.scorers import Scorer, parse_scorer
+from benchmarks.tasks.dataset.taskfile import MAX_ROUNDS, MAX_VOTES, TaskFile, read_task_file
+from benchmarks.tasks.dataset.usertools import load_tools
+from benchmarks.tasks.dataset.workflow_table import check_tools, drawn_chain
 from patterns.result import Result
+from patterns.specs import provider_of
 from patterns.tools import ToolSet
-
-from ..base import PATTERNS, Environment, Instance, Param, init_params
-from .designs import GENERIC_RUBRIC, generic_design
-from .model_grader import grade_with_model
-from .modules import import_file
-from .policy import DatasetPolicy, sim_policy
-from .rows import load_instances
-from .scorers import Scorer, parse_scorer
-from .taskfile import MAX_ROUNDS, MAX_VOTES, TaskFile, read_task_file
-from .usertools import load_tools
-from .workflow_table import check_tools, drawn_chain
 
 SIM_WARNING = ("success figures on sim are meaningless for a user dataset (the simulator only walks the designs "
                "mechanically): use a real model (--model anthropic:<model-id>) or a recorded cassette "
@@ -156,5 +156,5 @@ class DatasetTask:
 
 def sim_warning(model_spec: str, families: list[Any]) -> str | None:
     """The one warning a run on `sim` with a dataset task deserves, or None."""
-    simulated = model_spec.strip().lower().split(":", 1)[0] == "sim"
+    simulated = provider_of(model_spec) == "sim"
     return SIM_WARNING if simulated and any(isinstance(f, DatasetTask) for f in families) else None

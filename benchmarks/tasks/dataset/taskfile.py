@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .workflow_table import StepSpec, parse_workflow
+from benchmarks.tasks.dataset.workflow_table import StepSpec, parse_workflow
 
 KEYS = ("name", "description", "dataset", "system", "tools", "scorer", "design", "votes", "rounds", "routes",
         "workflow", "allow_outside_paths")

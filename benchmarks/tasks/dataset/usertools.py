@@ -12,9 +12,8 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+from benchmarks.tasks.dataset.modules import import_file
 from patterns.tools import Tool, ToolSet, tool
-
-from .modules import import_file
 
 
 def load_tools(path: Path) -> ToolSet:

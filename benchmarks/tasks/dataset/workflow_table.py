@@ -34,12 +34,11 @@ from typing import Any
 
 import networkx as nx
 
+from benchmarks.tasks.dataset.text import final_answer
 from patterns.run import Run
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Chain, ToolStep
 from patterns.workflows.graph import node
-
-from .scorers import final_answer
 
 _REF = re.compile(r"\{([A-Za-z_]\w*)\}")
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*")

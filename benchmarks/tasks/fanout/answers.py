@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from benchmarks.tasks.base import decimal_text
 from patterns.answers import labelled, mentioned, only, plain
-
-from ..base import decimal_text
 
 _ITEM = re.compile(r"\b[A-Za-z]-\d{2}\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")

@@ -33,15 +33,25 @@ from typing import Any, ClassVar
 
 import networkx as nx
 
+from benchmarks.tasks.base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
+from benchmarks.tasks.fanout.answers import failed_lookups, fanout_score
+from benchmarks.tasks.fanout.policy import FanoutPolicy
+from benchmarks.tasks.fanout.prompts import (
+    AGENT_SYSTEM,
+    AGGREGATE,
+    CHECK,
+    HANDLERS,
+    ITEM_ID,
+    KINDS,
+    ONE_ROUND,
+    QUESTIONS,
+    SUBTASK,
+    SYSTEM,
+)
+from benchmarks.tasks.fanout.skills import unique
+from benchmarks.tasks.fanout.tools import make_tools
 from patterns.run import Failure, Run
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Gate, Orchestrate, Parallel, Route, Single, ToolStep
-
-from ..base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
-from .answers import failed_lookups, fanout_score
-from .policy import FanoutPolicy
-from .prompts import AGENT_SYSTEM, AGGREGATE, CHECK, HANDLERS, ITEM_ID, KINDS, ONE_ROUND, QUESTIONS, SUBTASK, SYSTEM
-from .skills import unique
-from .tools import make_tools
 
 ADJECTIVES = ("Blue", "Steel", "Compact", "Deluxe", "Classic", "Smart", "Tiny", "Rugged", "Silent", "Golden")
 NOUNS = ("Kettle", "Lamp", "Drill", "Backpack", "Blender", "Router", "Tent", "Speaker", "Mixer", "Heater")

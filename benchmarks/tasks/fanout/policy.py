@@ -44,11 +44,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
-
-from ..base import marked
-from .prompts import CHECK, KINDS, MARK, QUESTION_PHRASES, RETRY, SUBTASK
-from .skills import (
+from benchmarks.tasks.base import marked
+from benchmarks.tasks.fanout.prompts import CHECK, KINDS, MARK, QUESTION_PHRASES, RETRY, SUBTASK
+from benchmarks.tasks.fanout.skills import (
     aggregate,
     answer_of,
     kind_for,
@@ -59,6 +57,7 @@ from .skills import (
     records_in,
     slip,
 )
+from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
 _STEP = re.compile(r"\[fanout:(\w+)\]")
 

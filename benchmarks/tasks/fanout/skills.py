@@ -8,10 +8,9 @@ import json
 import re
 from typing import Any
 
+from benchmarks.tasks.base import decimal_text
+from benchmarks.tasks.fanout.prompts import INSTRUCTIONS, ITEM_ID, QUESTION_PHRASES
 from patterns.sim.policy import Decider
-
-from ..base import decimal_text
-from .prompts import INSTRUCTIONS, ITEM_ID, QUESTION_PHRASES
 
 _RECORD = re.compile(r"\{[^{}]*\}")
 _ANSWER = re.compile(r"^\s*ANSWER:\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)

@@ -27,13 +27,12 @@ from typing import Any
 
 import networkx as nx
 
+from benchmarks.tasks.multihop.answers import DOC, multihop_next_id, multihop_step
+from benchmarks.tasks.multihop.prompts import follow_prompt
+from benchmarks.tasks.multihop.steps import final_answer
 from patterns.run import Run
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Chain, Code, Loop, Route, Step, ToolStep
-
-from .answers import DOC, multihop_next_id, multihop_step
-from .prompts import follow_prompt
-from .steps import final_answer
 
 
 def rounds(depth: int, retries: int) -> int:

@@ -24,11 +24,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any, ClassVar
 
-from patterns import workflows as wf
-from patterns.limits import Limits
-from patterns.workflows import LLM
-
-from ..base import (
+from benchmarks.tasks.base import (
     CROWDING_PARAM,
     PLAIN_PARAM,
     Environment,
@@ -40,10 +36,10 @@ from ..base import (
     design_bound,
     positive_int,
 )
-from .answers import multihop_value
-from .backtrack import declared_walk
-from .policy import MultihopPolicy
-from .prompts import (
+from benchmarks.tasks.multihop.answers import multihop_value
+from benchmarks.tasks.multihop.backtrack import declared_walk
+from benchmarks.tasks.multihop.policy import MultihopPolicy
+from benchmarks.tasks.multihop.prompts import (
     AGENT_SYSTEM,
     CLASSIFY_PROMPT,
     DIRECT_PROMPT,
@@ -54,10 +50,13 @@ from .prompts import (
     SYNTH_PROMPT,
     step_prompt,
 )
-from .skills import distinct_ids as _ids
-from .steps import done, final_answer, vote_answers, walk
-from .steps import first_id as _first_id
-from .tools import make_tools
+from benchmarks.tasks.multihop.skills import distinct_ids as _ids
+from benchmarks.tasks.multihop.steps import done, final_answer, vote_answers, walk
+from benchmarks.tasks.multihop.steps import first_id as _first_id
+from benchmarks.tasks.multihop.tools import make_tools
+from patterns import workflows as wf
+from patterns.limits import Limits
+from patterns.workflows import LLM
 
 # the walk's readers stay importable from here, where they were (tests/tasks/test_answer_parsers.py reads them)
 __all__ = ["AGENT_RETRIES", "Multihop", "_first_id", "done", "final_answer", "vote_answers"]

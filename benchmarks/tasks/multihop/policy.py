@@ -43,11 +43,20 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
-
-from ..base import marked
-from .prompts import AGENT, CLASSIFY, DIRECT, FOLLOW, GENERATE, MARK, ONE_ROUND, PLAN, REVIEW, SYNTHESIZE
-from .reading import (
+from benchmarks.tasks.base import marked
+from benchmarks.tasks.multihop.prompts import (
+    AGENT,
+    CLASSIFY,
+    DIRECT,
+    FOLLOW,
+    GENERATE,
+    MARK,
+    ONE_ROUND,
+    PLAN,
+    REVIEW,
+    SYNTHESIZE,
+)
+from benchmarks.tasks.multihop.reading import (
     ATTRIBUTES,
     CURRENT,
     DOC_ID,
@@ -61,8 +70,9 @@ from .reading import (
     parse_doc,
     parse_question,
 )
-from .skills import digit_off as _digit_off
-from .skills import misread
+from benchmarks.tasks.multihop.skills import digit_off as _digit_off
+from benchmarks.tasks.multihop.skills import misread
+from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
 
 __all__ = ["MultihopPolicy", "choose", "parse_doc", "parse_question"]
 

@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from benchmarks.tasks.multihop.skills import misread
 from patterns.sim.policy import Decider
-
-from .skills import misread
 
 ATTRIBUTES = ("office", "desk phone")
 DOC_ID = re.compile(r"\bdoc-\d+\b")

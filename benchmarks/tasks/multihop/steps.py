@@ -8,12 +8,11 @@ from typing import Any
 
 import networkx as nx
 
+from benchmarks.tasks.multihop.answers import answer_vote, multihop_next_id, multihop_step
+from benchmarks.tasks.multihop.prompts import FOLLOW_PROMPT
 from patterns.run import Run
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Step, ToolStep
-
-from .answers import answer_vote, multihop_next_id, multihop_step
-from .prompts import FOLLOW_PROMPT
 
 
 def done(text: str) -> bool:

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.tasks.base import look_up
 from patterns.tools import ToolSet, tool
-
-from ..base import look_up
 
 
 def make_tools(state: dict[str, Any]) -> ToolSet:

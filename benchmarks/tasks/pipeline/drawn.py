@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import re
 
+from benchmarks.tasks.pipeline import prompts as pt
 from patterns.answers import plain, verdict
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Chain, Code, Loop, Parallel, Route, Step, ToolStep
-
-from . import prompts as pt
 
 ACCEPTED = "ACCEPTED"
 _LINE = re.compile("^" + re.escape(pt.LINE) + r" ?(.*)$", re.M)

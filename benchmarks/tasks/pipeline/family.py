@@ -26,17 +26,16 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
+from benchmarks.tasks.base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
+from benchmarks.tasks.pipeline import prompts as pt
+from benchmarks.tasks.pipeline.answers import pipeline_line
+from benchmarks.tasks.pipeline.drawn import checked_chain
+from benchmarks.tasks.pipeline.policy import PipelinePolicy
+from benchmarks.tasks.pipeline.prompts import ALIASES, FIELDS, MARK, MONTHS, RULES, SYSTEM, layout_of
+from benchmarks.tasks.pipeline.skills import record_of
+from benchmarks.tasks.pipeline.tools import format_problems, make_tools
 from patterns.answers import vote
 from patterns.workflows import LLM, Agent, Chain, Code, EvaluateOptimize, Orchestrate, Parallel, Route, Single
-
-from ..base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
-from . import prompts as pt
-from .answers import pipeline_line
-from .drawn import checked_chain
-from .policy import PipelinePolicy
-from .prompts import ALIASES, FIELDS, MARK, MONTHS, RULES, SYSTEM, layout_of
-from .skills import record_of
-from .tools import format_problems, make_tools
 
 FIRST = ("john", "mary", "anna", "peter", "laura", "james", "sofia", "daniel", "emma", "lucas", "olivia", "henry",
          "grace", "oscar", "chloe", "victor", "nina", "felix", "ruth", "simon")

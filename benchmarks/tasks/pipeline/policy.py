@@ -46,13 +46,21 @@ import json
 import re
 from dataclasses import dataclass
 
+from benchmarks.tasks.base import marked
+from benchmarks.tasks.pipeline import prompts as pt
+from benchmarks.tasks.pipeline import review as rv
+from benchmarks.tasks.pipeline.prompts import FIELDS, MARK
+from benchmarks.tasks.pipeline.skills import (
+    FIELD_LINE,
+    extract,
+    fields_of,
+    format_line,
+    lay_out,
+    normalise,
+    record_of,
+    reparse,
+)
 from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded
-
-from ..base import marked
-from . import prompts as pt
-from . import review as rv
-from .prompts import FIELDS, MARK
-from .skills import FIELD_LINE, extract, fields_of, format_line, lay_out, normalise, record_of, reparse
 
 
 def _text(text: str) -> Reply:

@@ -23,10 +23,18 @@ from __future__ import annotations
 import random
 import re
 
+from benchmarks.tasks.pipeline.prompts import FIELDS, layout_of
+from benchmarks.tasks.pipeline.skills import (
+    extract,
+    fields_of,
+    format_line,
+    lay_out,
+    normalise,
+    record_of,
+    reparse,
+    whole,
+)
 from patterns.sim.policy import Decider, crowded, doubts
-
-from .prompts import FIELDS, layout_of
-from .skills import extract, fields_of, format_line, lay_out, normalise, record_of, reparse, whole
 
 _NAMED = re.compile(r"\bthe (" + "|".join(FIELDS) + r")\b")
 

@@ -12,7 +12,7 @@ import itertools
 import random
 import re
 
-from .prompts import ALIASES, FIELDS, MONTHS
+from benchmarks.tasks.pipeline.prompts import ALIASES, FIELDS, MONTHS
 
 _ALIAS_FIELD = {alias: f for f, aliases in ALIASES.items() for alias in aliases}
 _KEY = re.compile(r"^\s*(?P<key>" + "|".join(re.escape(a) for a in sorted(_ALIAS_FIELD, key=len, reverse=True))

@@ -11,9 +11,8 @@ import datetime as dt
 import re
 from typing import Any
 
+from benchmarks.tasks.pipeline.prompts import LAYOUT, layout_of
 from patterns.tools import ToolSet, tool
-
-from .prompts import LAYOUT, layout_of
 
 _WORDS = r"[A-Z][a-z]+(?: [A-Z][a-z]+)*"
 _SHAPES = {"name": re.compile(f"{_WORDS}, {_WORDS}"), "dob": re.compile(r"\d{4}-\d{2}-\d{2}"),

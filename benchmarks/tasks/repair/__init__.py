@@ -1,5 +1,5 @@
 """`repair`: fix a config file until its validator passes; how many faults it has is hidden."""
 
-from .family import Repair
+from benchmarks.tasks.repair.family import Repair
 
 __all__ = ["Repair"]

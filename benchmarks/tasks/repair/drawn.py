@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import re
 
+from benchmarks.tasks.base import Environment
+from benchmarks.tasks.repair.skills import parse_reports
+from benchmarks.tasks.repair.steps import finish, fixer, validate
 from patterns.workflows import Chain, Code, Loop, Route
-
-from ..base import Environment
-from .skills import parse_reports
-from .steps import finish, fixer, validate
 
 REPORT = "Validator:"
 _EDITED = re.compile(r"\bline (\d+)\b")

@@ -29,10 +29,7 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
-from patterns.limits import Limits
-from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
-
-from ..base import (
+from benchmarks.tasks.base import (
     CROWDING_PARAM,
     PLAIN_PARAM,
     Environment,
@@ -43,10 +40,10 @@ from ..base import (
     design_bound,
     positive_int,
 )
-from .answers import proposal_vote, repair_proposal
-from .drawn import fault_by_fault
-from .policy import RepairPolicy
-from .prompts import (
+from benchmarks.tasks.repair.answers import proposal_vote, repair_proposal
+from benchmarks.tasks.repair.drawn import fault_by_fault
+from benchmarks.tasks.repair.policy import RepairPolicy
+from benchmarks.tasks.repair.prompts import (
     CLASSIFIER,
     EVALUATOR,
     GENERATOR,
@@ -59,8 +56,10 @@ from .prompts import (
     SYSTEM,
     WORKER,
 )
-from .steps import ApplyEdit, finish, fix_rounds, only, validate
-from .tools import KEY_LINE, SCHEMA, Rule, Sandbox, first_problem, make_tools
+from benchmarks.tasks.repair.steps import ApplyEdit, finish, fix_rounds, only, validate
+from benchmarks.tasks.repair.tools import KEY_LINE, SCHEMA, Rule, Sandbox, first_problem, make_tools
+from patterns.limits import Limits
+from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
 
 FILES = ("app.conf", "service.conf", "gateway.conf", "worker.conf", "api.conf")
 TYPICAL: dict[str, tuple[Any, ...]] = {

@@ -39,11 +39,21 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.tasks.base import marked
+from benchmarks.tasks.repair.prompts import (
+    CLASSIFY,
+    EVALUATE,
+    FIX,
+    LABELS,
+    MARK,
+    NO_EDIT,
+    PLAN,
+    PROPOSE,
+    SPECIALIST,
+    SYNTHESIZE,
+)
+from benchmarks.tasks.repair.skills import Fix, Report, fix_for, kind_of, parse_reports
 from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
-
-from ..base import marked
-from .prompts import CLASSIFY, EVALUATE, FIX, LABELS, MARK, NO_EDIT, PLAN, PROPOSE, SPECIALIST, SYNTHESIZE
-from .skills import Fix, Report, fix_for, kind_of, parse_reports
 
 _PATH = re.compile(r"`([^`\s]+)`")
 

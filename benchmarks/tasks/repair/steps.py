@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.tasks.base import Environment
+from benchmarks.tasks.repair.answers import repair_proposal
+from benchmarks.tasks.repair.prompts import FIX_PROMPT, SYSTEM
 from patterns.run import Run
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Code, ToolStep
-
-from ..base import Environment
-from .answers import repair_proposal
-from .prompts import FIX_PROMPT, SYSTEM
 
 
 class ApplyEdit(ToolStep):

@@ -1,5 +1,5 @@
 """`support`: answer customer tickets; each kind of question needs its own lookup tool first."""
 
-from .family import Support
+from benchmarks.tasks.support.family import Support
 
 __all__ = ["Support"]

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 
+from benchmarks.tasks.base import decimal_text
 from patterns.answers import plain, trim
-
-from ..base import decimal_text
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")

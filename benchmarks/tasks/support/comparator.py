@@ -28,13 +28,12 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from benchmarks.tasks.support import prompts as st
+from benchmarks.tasks.support.history import History, from_transcript, pending, transcript, transcript_line
 from patterns.run import Failure, Run
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Chain, Code, Loop, Route, ToolStep
 from patterns.workflows.graph import node
-
-from . import prompts as st
-from .history import History, from_transcript, pending, transcript, transcript_line
 
 _PLAN_LINE = re.compile(r"^(\d+) (\w+): \w+ (\{[^{}]*\})\s*$", re.M)
 PLAN = "Plan:"

@@ -25,15 +25,14 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
+from benchmarks.tasks.base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
+from benchmarks.tasks.support import comparator
+from benchmarks.tasks.support import prompts as st
+from benchmarks.tasks.support.answers import is_none, support_answered
+from benchmarks.tasks.support.policy import SupportPolicy
+from benchmarks.tasks.support.tools import make_tools
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Agent, Chain, EvaluateOptimize, Orchestrate, Parallel, Route, Single
-
-from ..base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
-from . import comparator
-from . import prompts as st
-from .answers import is_none, support_answered
-from .policy import SupportPolicy
-from .tools import make_tools
 
 NAMES = ("anna", "ben", "chloe", "david", "emma", "felix", "grace", "hugo", "iris", "jack", "lena", "mark")
 DOMAINS = ("example.com", "mail.test")

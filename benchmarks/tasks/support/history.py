@@ -12,10 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.tasks.support.skills import CATEGORY_OF_TOOL, call_key
 from patterns.conversation import blocks_of
 from patterns.sim.policy import Request
-
-from .skills import CATEGORY_OF_TOOL, call_key
 
 
 @dataclass(frozen=True)

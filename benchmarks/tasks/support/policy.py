@@ -40,13 +40,21 @@ import json
 import re
 from dataclasses import dataclass
 
+from benchmarks.tasks.base import marked
+from benchmarks.tasks.support import prompts as st
+from benchmarks.tasks.support.history import RECHECK, Lookup, from_conversation, from_transcript, pending
+from benchmarks.tasks.support.recovery import compose, doubted, key, named, note, quote, replan
+from benchmarks.tasks.support.skills import (
+    CATEGORY_OF_TOOL,
+    Ticket,
+    addressed,
+    answer_line,
+    call_key,
+    plan_call,
+    read,
+    ticket_of,
+)
 from patterns.sim.policy import CROWDING, Decider, Reply, Request, crowded, doubts
-
-from ..base import marked
-from . import prompts as st
-from .history import RECHECK, Lookup, from_conversation, from_transcript, pending
-from .recovery import compose, doubted, key, named, note, quote, replan
-from .skills import CATEGORY_OF_TOOL, Ticket, addressed, answer_line, call_key, plan_call, read, ticket_of
 
 _HANDLER = re.compile(st.HANDLER.replace("{category}", r"(\w+)"))
 _SECTION = re.compile(st.SECTION.replace("{category}", r"(\w+)"))

@@ -14,11 +14,10 @@ the ticket and the reply), so a decision made again is correlated at `error_corr
 
 from __future__ import annotations
 
+from benchmarks.tasks.support.history import History, Lookup, tried
+from benchmarks.tasks.support.prompts import FAIL, SORRY
+from benchmarks.tasks.support.skills import Issue, Ticket, addressed, answer_line, plan_call
 from patterns.sim.policy import Decider, crowded, doubts
-
-from .history import History, Lookup, tried
-from .prompts import FAIL, SORRY
-from .skills import Issue, Ticket, addressed, answer_line, plan_call
 
 Call = tuple[str, dict[str, str]]
 

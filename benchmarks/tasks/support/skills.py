@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .prompts import ARGS_OF, CATEGORIES, SORRY, TOOL_OF, VAGUE
+from benchmarks.tasks.support.prompts import ARGS_OF, CATEGORIES, SORRY, TOOL_OF, VAGUE
 
 CUES = {
     "billing": ("charged", "bill ", "invoice"),

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from benchmarks.tasks.base import look_up
 from patterns.tools import ToolSet, tool
-
-from ..base import look_up
 
 
 def _shaped(value: str, pattern: str, what: str, example: str, hint: str) -> str:

@@ -1,0 +1,259 @@
+"""`wva bench`: the main job — every pattern on every task, recorded and summarised."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.cli._common import PROMPT_CACHE_HELP, CommandFailed, UsageError, model_spec, on_off, positive_int
+from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
+from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL
+
+
+def csv_list(text: str) -> tuple[str, ...]:
+    items = tuple(filter(None, (t.strip() for t in text.split(","))))
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return items
+
+
+def task_list(text: str) -> tuple[str, ...]:
+    """`--tasks`: specs separated by ',' or ';' (grammar: `benchmarks.tasks.registry.split_task_list`)."""
+    from benchmarks.tasks.registry import split_task_list
+
+    try:
+        return tuple(split_task_list(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    from benchmarks.names import DEFAULT_TASKS, PATTERNS
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "bench", help="run every pattern on every task and write results/ (the main job)",
+        description="Sweep patterns × tasks × instances × trials on one model and write runs.csv, events.jsonl, "
+        "summary.csv and manifest.json to --out. Safe to interrupt: --resume runs only the missing trials.")
+    p.add_argument("--patterns", type=csv_list, default=PATTERNS, metavar="LIST",
+                   help=f"comma-separated patterns (default: all: {','.join(PATTERNS)})")
+    p.add_argument("--tasks", type=task_list, default=DEFAULT_TASKS, metavar="LIST",
+                   help="comma-separated task specs: NAME[:key=value,...], module.path:Class or a task file "
+                   "path.toml (default: all five; 'wva tasks' lists them). A 'key=value' after a comma continues "
+                   "the spec before it (multihop:hops=1-6,depth=3,support is two tasks); ';' also separates")
+    p.add_argument("--instances", type=positive_int, default=DEFAULT_INSTANCES, metavar="N",
+                   help=f"instances per task (default: {DEFAULT_INSTANCES})")
+    p.add_argument("--trials", type=positive_int, default=3, metavar="K", help="trials per instance (default: 3)")
+    p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
+                   help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
+    p.add_argument("--grader-model", type=model_spec, default=None, metavar="SPEC",
+                   help="the model that grades a task file's model:<rubric> scorer (default: the run's --model)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed for instances and the model (default: 0)")
+    p.add_argument("--prompt-cache", type=on_off, default=True, metavar="on|off", help=PROMPT_CACHE_HELP)
+    p.add_argument("--concurrency", type=positive_int, default=16, metavar="C",
+                   help="trials in flight (default: 16)")
+    p.add_argument("--max-in-flight", type=positive_int, default=8, metavar="M",
+                   help="model calls in flight, shared by all trials, for a real API (default: 8)")
+    p.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="output folder (default: results)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the finished trials in --out and run only the missing ones (the folder's settings and "
+                   "code must be this sweep's)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start again in an --out that holds finished trials (the project's files in it are removed)")
+    p.add_argument("--allow-mixed", action="store_true",
+                   help="with --resume: accept the folder's trials although they came from another code version or "
+                   "package versions (the manifest lists every version)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                   help="processes to shard the sweep across (default: all cores for a sim model, at most one per "
+                   "500 trials; 1 otherwise). --concurrency and --max-in-flight are divided between them")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="local processes, or Ray tasks on a Ray cluster (pip install 'workflow-vs-agent[ray]')")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="with --executor ray: the cluster (auto, ray://host:10001; default: a local Ray instance)")
+    p.add_argument("--otel", action="store_true",
+                   help="export OpenTelemetry spans per trial (pip install 'workflow-vs-agent[otel]'): OTLP to "
+                   "OTEL_EXPORTER_OTLP_ENDPOINT, or the console (stderr); runs the sweep in this process")
+    p.add_argument("--otel-content", action="store_true",
+                   help="with --otel: include prompt and completion text in the spans (off by default)")
+    p.add_argument("--score-timeout", type=seconds, default=60.0, metavar="S",
+                   help="seconds a scorer's own code may take per trial (default: 60); past it the trial is "
+                   "recorded as ScorerError:Timeout")
+    add_verdict_options(p)  # how the verdicts printed at the end are reached
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import sys
+
+    from benchmarks.cli.progress import Progress
+    from benchmarks.harness.bench import run_bench
+    from benchmarks.harness.errors import SweepRefused, SweepStopped
+    from patterns.replay import ReplayMismatch
+
+    def warn(text: str) -> None:
+        print(f"wva: warning: {text}", file=sys.stderr)
+
+    config, families, close_tracing = configure(args)
+    notes = task_notes(families, args.patterns, args.model)
+    for line in notes["warnings"]:
+        warn(line)
+    progress: dict[str, Progress] = {}
+
+    def start(total: int, done: int) -> None:
+        progress["bar"] = Progress(total, done=done, quiet=args.quiet)
+
+    try:
+        outcome = asyncio.run(run_bench(config, on_start=start, on_warning=warn, on_trial=on_each_trial(progress)))
+    except ReplayMismatch as exc:
+        raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
+    except SweepRefused as exc:
+        raise UsageError(str(exc)) from None
+    except SweepStopped as exc:
+        raise CommandFailed(str(exc)) from None
+    finally:
+        if "bar" in progress:
+            progress["bar"].close()
+    close_tracing()  # flushes the spans still queued for the exporter
+    report(outcome, notes, verdict_options(args))
+    failed = failed_sweep(outcome)
+    if failed:
+        raise CommandFailed(failed)
+    return code_error_status(outcome)
+
+
+def report(outcome: Any, notes: dict[str, list[str]], options: dict[str, Any]) -> None:
+    """The tables, the verdicts and where the trials are; a folder with nothing to do is read, never written."""
+    from benchmarks.cli._tables import bench_table
+
+    print(bench_table(outcome.summary))
+    for line in notes["not_offered"]:
+        print(line)
+    try:  # the recommendation per task; a failure here must never cost the bench's results, already written
+        from benchmarks.criterion.read import folder_caveat
+        from benchmarks.criterion.render import format_verdicts
+        from benchmarks.criterion.table import criterion_table, write_criterion
+
+        table = criterion_table(outcome.out, **options) if outcome.nothing_to_do else \
+            write_criterion(outcome.out, **options)
+        print("\n" + format_verdicts(table))
+        if caveat := folder_caveat(outcome.out):
+            print(f"NOT A MEASURE OF QUALITY: {caveat}")
+    except Exception as exc:
+        print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
+    if outcome.nothing_to_do:
+        print(f"\nnothing to do: {outcome.out}/ already holds all {outcome.trials} trials of this sweep (same "
+              "settings and code); nothing was run or changed (--overwrite to run it again)")
+    else:
+        print(f"\n{outcome.trials} trials ({outcome.ran} run now) written to {outcome.out}/")
+
+
+def on_each_trial(progress: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """What the sweep calls as each trial ends: the progress bar, and one line for the first bug in the task's code
+    (said at once, not after a paid sweep)."""
+    from benchmarks.harness.code_errors import FirstCodeError
+
+    first_code_error = FirstCodeError()
+
+    def on_trial(row: dict[str, Any]) -> None:
+        progress["bar"].update(row["terminal"] == "error")
+        if line := first_code_error(row):
+            progress["bar"].message(f"wva: {line}")
+
+    return on_trial
+
+
+def code_error_status(outcome: Any) -> int:
+    """1 (after one line on stderr) when trials failed in the task's own code, else 0."""
+    from benchmarks.harness.code_errors import count
+    from benchmarks.harness.outputs import read_runs
+
+    runs = read_runs(outcome.out, ["error_kinds"])
+    failed = count(runs["error_kinds"])
+    if not failed:
+        return 0
+    print(f"wva: error: {failed} of {len(runs)} trials failed in the task's own code (scorer, design or environment: "
+          "ScorerError/CodeError in runs.csv's error_kinds, the file and line in detail); fix it and run again",
+          file=__import__("sys").stderr)
+    return 1
+
+
+def failed_sweep(outcome: Any) -> str | None:
+    """Why the sweep as a whole failed — every trial ended in an error — or None."""
+    summary = outcome.summary
+    if summary.empty or int(summary["terminal_error"].sum()) < int(summary["n"].sum()):
+        return None
+    from benchmarks.harness.outputs import read_runs
+
+    kinds = read_runs(outcome.out, ["error_kinds"])["error_kinds"].fillna("").astype(str).str.split(";").str[-1]
+    common = kinds.replace("", "an unrecorded error").value_counts()
+    return (f"every trial failed ({outcome.trials} of {outcome.trials}; most often {common.index[0]}, "
+            f"{int(common.iloc[0])} times): the figures above measure nothing; see runs.csv's error_kinds and detail")
+
+
+def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], None]]:
+    """(the sweep's BenchConfig, its task families, what ends tracing); every mistake a UsageError."""
+    from benchmarks.harness.bench import BenchConfig
+    from benchmarks.tasks.registry import load_task
+    from patterns.options import RequestOptions
+
+    try:
+        config = BenchConfig(patterns=args.patterns, tasks=tuple(args.tasks), instances=args.instances,
+                             trials=args.trials, model=args.model, seed=args.seed, concurrency=args.concurrency,
+                             max_in_flight=args.max_in_flight, out=args.out, resume=args.resume,
+                             overwrite=args.overwrite, allow_mixed=args.allow_mixed,
+                             workers=args.workers, executor=args.executor, address=args.address,
+                             grader_model=getattr(args, "grader_model", None), score_timeout_s=args.score_timeout,
+                             options=RequestOptions(prompt_cache=args.prompt_cache))
+        families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
+        config, close_tracing = with_tracing(config, args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.executor == "ray":  # connected now, before anything is written, or one line and exit 2 (ClusterError)
+        from benchmarks.harness.ray_cluster import connect
+
+        connect(args.address)
+    return config, families, close_tracing
+
+
+def task_notes(families: list[Any], patterns: tuple[str, ...], model: str) -> dict[str, list[str]]:
+    """What to tell the user about these tasks: the sim warning (once) and the patterns not offered."""
+    from benchmarks.harness.plan import not_offered
+    from benchmarks.tasks.base import task_label
+    from benchmarks.tasks.dataset import sim_warning
+
+    warning = sim_warning(model, families)
+    skipped = [f"{pattern}: not offered for {task_label(f)}: {reason}"
+               for f in families for pattern, reason in not_offered(f).items() if pattern in patterns]
+    return {"warnings": [warning] if warning else [], "not_offered": skipped}
+
+
+def with_tracing(config: Any, args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
+    """(config, what to call at the end: it shuts the tracer provider down) for `--otel`.
+
+    The spans are exported from this process, so --otel runs the sweep here (one worker)."""
+    from dataclasses import replace
+
+    if getattr(args, "otel_content", False) and not args.otel:
+        raise ValueError("--otel-content needs --otel")
+    if not args.otel:
+        return config, lambda: None
+    if (args.workers or 1) > 1 or args.executor != "local":
+        raise ValueError("--otel exports spans from this process: drop --workers N > 1 and --executor ray")
+    from patterns.otel import Tracing, tracer_from_env
+
+    tracer, provider = tracer_from_env()
+    return replace(config, workers=1, tracing=Tracing(tracer, content=args.otel_content)), provider.shutdown
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value

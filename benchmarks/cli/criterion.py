@@ -1,0 +1,59 @@
+"""`wva criterion DIR`: per task, is a workflow enough or is the agent worth it — from a results folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchmarks.cli._common import UsageError
+from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: `wva --help` must not pay for it
+    import pandas as pd
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "criterion", help="test the workflow-or-agent rule on a results folder; write criterion.csv",
+        description="Per task: how predictable the agent's own traces are (with a 95%% CI), the agent against a "
+        "comparator workflow (declared by the family, named, or selected without bias): the paired success "
+        "difference with the 97.5%% CI the rule reads (clustered by instance), the cost ratio with its 95%% CI, "
+        "latency and steps ratios, the Pareto front, the price of an extra success where the more successful side "
+        "costs more; the verdict by a symmetric, monotone rule with a success margin and a cost margin (or by net "
+        "value per trial, with --value-per-success); the chapter's prediction from "
+        "predictability alone, and whether they agree. Prints the table, writes DIR/criterion.csv and "
+        "DIR/criterion_pairs.csv (the agent against every workflow, with simultaneous intervals).")
+    p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench'")
+    add_verdict_options(p)
+    return p
+
+
+def load_or_fail(folder: Path, **options: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The criterion and pairs tables of a folder, every problem with the folder a one-line UsageError."""
+    from benchmarks.criterion.table import criterion_tables
+
+    try:
+        return criterion_tables(folder, **options)
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarks.criterion.read import folder_caveat
+    from benchmarks.criterion.render import format_verdicts, table
+    from benchmarks.criterion.table import NAME, PAIRS, write_criterion
+
+    df, pairs = load_or_fail(args.dir, **verdict_options(args))
+    write_criterion(args.dir, df, pairs=pairs)
+    print(table(df))
+    print()
+    print(format_verdicts(df))
+    print("\nnotes:")
+    for r in df.itertuples():
+        print(f"  {r.task}: {r.note}")
+    caveat = folder_caveat(args.dir)
+    if caveat:
+        print(f"\nNOT A MEASURE OF QUALITY: {caveat}")
+    print(f"\nwritten to {args.dir / NAME} and {args.dir / PAIRS}")
+    return 0

@@ -1,0 +1,59 @@
+"""`wva graph PATTERN TASK`: draw a pattern's fixed graph for one task as a PNG."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from benchmarks.cli._common import UsageError
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    from benchmarks.names import PATTERNS
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "graph", help="draw a pattern's fixed graph for a task (PNG)",
+        description="Draw the graph a pattern's design for TASK follows (nodes: llm, tool, code) to a PNG file.")
+    p.add_argument("pattern", choices=PATTERNS, metavar="PATTERN", help=f"one of: {', '.join(PATTERNS)}")
+    p.add_argument("task", metavar="TASK", help="a task spec: NAME[:key=value,...]")
+    p.add_argument("--out", type=Path, default=None, metavar="PATH", help="PNG file (default: PATTERN-TASK.png)")
+    return p
+
+
+def design_graph(pattern: str, task: str) -> Any:
+    """The networkx graph of `pattern`'s design for the first instance of `task`."""
+    import tempfile
+
+    from benchmarks.tasks.registry import load_task
+
+    family = load_task(task)
+    instance = family.instances(1, 0)[0]
+    with tempfile.TemporaryDirectory(prefix="wva-graph-") as workdir:
+        env = family.environment(instance, Path(workdir))
+        return family.design(pattern, env).graph
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        graph = design_graph(args.pattern, args.task)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from benchmarks.harness.atomic import write_atomic_bytes
+    from patterns.workflows.graph import draw, figure_size
+
+    label = Path(args.task.split(":")[0]).stem if ".toml" in args.task.lower() else args.task  # a task file: its stem
+    out = args.out or Path(f"{args.pattern}-{label.replace(':', '_')}.png")
+    if out.parent and not out.parent.is_dir():
+        raise UsageError(f"folder {str(out.parent)!r} does not exist")
+    fig, ax = plt.subplots(figsize=figure_size(graph))
+    draw(graph, ax, title=f"{args.pattern} on {args.task}")
+    write_atomic_bytes(out, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
+    plt.close(fig)
+    print(out)
+    return 0

@@ -1,0 +1,169 @@
+"""`wva`: the command line. Each subcommand lives in `benchmarks/cli/<name>.py`.
+
+Every way of calling `wva` wrongly ends the same way: one line `wva: error: ...` on stderr
+and exit status 2. No traceback, and no argparse usage dump: a user who mistyped a flag
+needs the one sentence that says what was wrong, and a script needs a stable status.
+Work that cannot be done (`CommandFailed`: a port in use) is one `wva: error: ...` line and
+status 1; so is any exception that carries its own `exit_status` (a Ray cluster that cannot be
+reached: 2), followed, when it says it is `resumable`, by the command that finishes the sweep.
+A bug (an unexpected exception) is one `wva: internal error: ...` line and status 1;
+`WVA_DEBUG=1` adds the traceback. Ctrl-C (SIGINT) is status 130 and one line, plus, for a sweep
+that kept finished trials, the `--resume` command that finishes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import shlex
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import NoReturn
+
+from benchmarks.cli import COMMANDS
+from benchmarks.cli._common import CommandFailed, UsageError
+
+PROG = "wva"
+
+
+class WvaArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are exceptions, so `main()` alone decides what is printed."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # "--po" meaning "--port" would be a promise to keep
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("workflow-vs-agent")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown"
+
+
+def build_parser() -> WvaArgumentParser:
+    parser = WvaArgumentParser(
+        prog=PROG,
+        description="Measure, on the same tasks, whether a fixed LLM workflow is enough or an agent is worth its cost.",
+        epilog=f"Run '{PROG} <command> --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="<command>", title="commands", parser_class=WvaArgumentParser
+    )
+    for name in COMMANDS:
+        module = importlib.import_module(f"benchmarks.cli.{name}")
+        sub = module.add_parser(subparsers)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def _one_line(text: object) -> str:
+    from patterns.redact import redact
+
+    return redact(" ".join(str(text).split()))
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return status
+
+
+def _exit_status(exc: SystemExit) -> int:
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    return _fail(f"error: {_one_line(exc.code)}", 1)
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # argparse reports these at the top level; point at the command's own --help
+        where = f"{PROG} {args.command}" if args.command else PROG
+        raise UsageError(f"unrecognized arguments: {' '.join(extras)} (see '{where} --help')")
+    if args.command is None:
+        choices = ", ".join(name.replace("_", "-") for name in COMMANDS)
+        raise UsageError(f"no command given: use one of {choices} (see '{PROG} --help')")
+    status = args._run(args)
+    return 0 if status is None else int(status)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(argv)
+    except UsageError as exc:
+        return _fail(f"error: {_one_line(exc)}", 2)
+    except CommandFailed as exc:
+        return _fail(f"error: {_one_line(exc)}", 1)
+    except SystemExit as exc:  # --help and --version exit 0 through argparse
+        return _exit_status(exc)
+    except KeyboardInterrupt:
+        return _interrupted(argv)
+    except BrokenPipeError:  # `wva models | head`: the reader left; nothing more to say
+        _silence_stdout()
+        return 1
+    except Exception as exc:
+        status = getattr(exc, "exit_status", None)
+        if isinstance(status, int) and not isinstance(status, bool):
+            _fail(f"error: {_one_line(exc)}", status)
+            if getattr(exc, "resumable", False):
+                _say_resume(argv)
+            return status
+        if os.environ.get("WVA_DEBUG", "") not in ("", "0"):
+            traceback.print_exc()
+        detail = _one_line(exc)
+        return _fail(f"internal error: {type(exc).__name__}{': ' + detail if detail else ''}", 1)
+
+
+def _interrupted(argv: list[str]) -> int:
+    if sys.stderr.isatty():  # over the progress bar (and the terminal's ^C) rather than after it
+        sys.stderr.write("\r\x1b[K")
+    out = _kept_in(argv)
+    _fail(f"interrupted: the finished trials are kept in {out}/" if out else "interrupted", 130)
+    if out:
+        _say_resume(argv)
+    return 130
+
+
+def _kept_in(argv: list[str]) -> str | None:
+    """The `--out` folder of a `wva bench` whose journal holds finished trials, else None."""
+    try:
+        args, _ = build_parser().parse_known_args(argv)
+    except (UsageError, SystemExit):
+        return None
+    if args.command != "bench":
+        return None
+    from benchmarks.harness import journal
+
+    return str(args.out) if any(path.exists() for path in journal.paths(args.out)) else None
+
+
+def _say_resume(argv: list[str]) -> None:
+    if _kept_in(argv) is None:
+        return
+    again = [arg for arg in argv if arg != "--overwrite"]  # it would start the sweep over: --resume goes on
+    command = shlex.join([PROG, *again, *([] if "--resume" in again else ["--resume"])])
+    print(f"{PROG}: to finish the sweep: {_one_line(command)}", file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    # Python would otherwise report the broken pipe again when it flushes stdout at exit.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,73 @@
+"""`wva plan DIR`: from a pilot run, how many instances a run needs for each task's verdict to decide."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from benchmarks.cli._common import UsageError, positive_int
+from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
+
+
+def share(text: str) -> float:
+    """--effect: a difference in success, strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1 (a difference in success), got {text!r}")
+    return value
+
+
+def power(text: str) -> float:
+    """--power: the chance of a right verdict to plan for, from 0.5 to 0.99."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0.5 to 0.99, got {text!r}") from None
+    if not 0.5 <= value <= 0.99:
+        raise argparse.ArgumentTypeError(f"expected a number from 0.5 to 0.99, got {text!r}")
+    return value
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "plan", help="size a run from a pilot: the instances each task's verdict needs",
+        description="Treat a results folder as a pilot and simulate the verdict rule itself on planned runs "
+        "resampled from its instances, under stated truths: no difference, either side better by the margin, "
+        "and by --effect. Per task: the power the pilot's own size has, and the instances that reach --power "
+        "at the pilot's spread and at its 80%% upper confidence limit; the largest of the latter decides "
+        "whichever truth holds. Prints the plan and writes DIR/plan.csv.")
+    p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench' (the pilot)")
+    add_verdict_options(p)
+    p.add_argument("--effect", type=share, default=None, metavar="E",
+                   help="the smallest difference in success worth detecting (default: twice the margin)")
+    p.add_argument("--power", type=power, default=0.8, metavar="P",
+                   help="the chance of a right, decisive verdict to plan for (default 0.8)")
+    p.add_argument("--max-instances", type=positive_int, default=10000, metavar="N",
+                   help="the largest run the search considers (default 10000)")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarks.criterion.table import check_options
+    from benchmarks.criterion.verdict import Options
+    from benchmarks.harness.atomic import write_atomic
+    from benchmarks.studies.planning import plan_folder, plan_frame, plan_lines
+
+    try:
+        options = check_options(Options(**verdict_options(args)))
+        plans = plan_folder(str(args.dir), options, args.effect, args.power, args.max_instances)
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    if not plans:
+        raise UsageError(f"{args.dir} has no task with both agent and workflow runs to plan from")
+    for plan in plans:
+        print("\n".join(plan_lines(plan, args.power, args.max_instances)))
+    frame = plan_frame(plans)
+    write_atomic(args.dir / "plan.csv", lambda f: frame.to_csv(f, index=False, lineterminator="\n",
+                                                               float_format="%.6g"))
+    print(f"\nwritten to {args.dir / 'plan.csv'}")
+    return 0

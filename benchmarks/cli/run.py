@@ -1,0 +1,124 @@
+"""`wva run PATTERN TASK`: one pattern on one task instance, shown in full."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from benchmarks.cli._common import (
+    PROMPT_CACHE_HELP,
+    CommandFailed,
+    UsageError,
+    build_model,
+    model_spec,
+    nonneg_int,
+    on_off,
+)
+from benchmarks.names import DEFAULT_MODEL
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    from benchmarks.names import PATTERNS
+
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "run", help="run one pattern on one task instance and show what happened",
+        description="Run one pattern on one instance of a task; print the terminal reason, output, steps, "
+        "tool calls, tokens, cost and modelled latency (or the whole Result as JSON).")
+    p.add_argument("pattern", choices=PATTERNS, metavar="PATTERN", help=f"one of: {', '.join(PATTERNS)}")
+    p.add_argument("task", metavar="TASK", help="a task spec: NAME[:key=value,...] ('wva tasks' lists them)")
+    p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
+                   help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
+    p.add_argument("--grader-model", type=model_spec, default=None, metavar="SPEC",
+                   help="the model that grades a task file's model:<rubric> scorer (default: --model)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
+    p.add_argument("--instance", type=nonneg_int, default=0, metavar="I", help="instance index (default: 0)")
+    p.add_argument("--prompt-cache", type=on_off, default=True, metavar="on|off", help=PROMPT_CACHE_HELP)
+    p.add_argument("--json", action="store_true", help="print the Result as one JSON document")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from benchmarks.cli._tables import fmt_cost
+    from benchmarks.harness.preflight import preflight
+    from benchmarks.harness.trial import TrialSpec, grade_output, trial_model, uncached_cost
+    from benchmarks.tasks.dataset import sim_warning
+    from patterns.options import RequestOptions
+    from patterns.options import on_off as on_off_text
+    from patterns.workflows import arun_workflow
+
+    family, instance = _task_and_instance(args)
+    if warning := sim_warning(args.model, [family]):
+        print(f"wva: warning: {warning}", file=sys.stderr)
+    spec = TrialSpec(args.pattern, args.task, family, instance, 0, args.model, args.seed)
+    model = trial_model(build_model(args.model), spec, family.policy())
+    grader = model if args.grader_model is None else trial_model(build_model(args.grader_model), spec, family.policy())
+
+    async def one() -> tuple[Any, float, Any]:
+        await preflight(model, args.model)  # a paid model: a missing or rejected key is one line, not a traceback
+        with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
+            env = family.environment(instance, Path(workdir))
+            result = await arun_workflow(family.design(args.pattern, env), model, instance.prompt, seed=args.seed,
+                                         options=RequestOptions(prompt_cache=args.prompt_cache))
+            score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
+            return result, score, graded
+
+    result, score, graded = _run_checked(one)
+    grader_cost = graded.cost_usd if graded is not None else None
+    if args.json:
+        print(json.dumps({**result.to_dict(), "instance": instance.id, "task": args.task, "score": score,
+                          "grader_cost_usd": grader_cost, "uncached_cost_usd": uncached_cost(model, result)},
+                         default=str, ensure_ascii=False))
+        return 0
+    u = result.usage
+    print(f"task:       {args.task} / {instance.id}\n{instance.prompt}\n")
+    print(f"pattern:    {args.pattern} on {args.model}")
+    print(f"terminal:   {result.terminal}{' — ' + result.detail if result.detail else ''}")
+    print(f"output:     {result.output.strip()[:500]}")
+    print(f"score:      {score:g}")
+    print(f"steps:      {result.steps} model calls, {result.tool_calls} tool calls, {result.retries} retries")
+    print(f"tokens:     {u.input_tokens} in, {u.output_tokens} out, {u.cache_read_tokens} cache read, "
+          f"{u.cache_write_tokens} cache write"
+          + (f" (estimated for {result.estimated_calls} calls whose reply had no usage)" if result.estimated_calls
+             else ""))
+    print(f"cost:       {fmt_cost(result.cost_usd)}"
+          + (f" (+ {fmt_cost(grader_cost)} grading, apart)" if graded is not None else "")
+          + f"; {fmt_cost(uncached_cost(model, result))} with every prompt token billed as input "
+          f"(prompt cache {on_off_text(args.prompt_cache)})")
+    print(f"latency:    {result.latency_s:.2f} s ({'modelled' if getattr(model, 'clock', None) else 'measured'})")
+    return 0
+
+
+def _run_checked(one: Any) -> Any:
+    """`asyncio.run(one())`, a refused pre-flight request a UsageError (exit 2), an unreachable provider exit 1."""
+    import asyncio
+
+    from benchmarks.harness.errors import SweepRefused, SweepStopped
+
+    try:
+        return asyncio.run(one())
+    except SweepRefused as exc:
+        raise UsageError(str(exc)) from None
+    except SweepStopped as exc:
+        raise CommandFailed(str(exc)) from None
+
+
+def _task_and_instance(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The task and the chosen instance; a pattern the task does not offer, or no such instance, is a UsageError."""
+    from benchmarks.tasks.registry import load_task
+
+    try:
+        family = load_task(args.task)
+        reason = getattr(family, "not_offered", dict)().get(args.pattern)
+        if reason:
+            raise ValueError(f"{args.pattern} is not offered for task {family.name!r}: {reason}")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    rows = family.instances(args.instance + 1, args.seed)
+    if args.instance >= len(rows):
+        raise UsageError(f"--instance {args.instance} is out of range: task {family.name!r} has {len(rows)} instances")
+    return family, rows[args.instance]

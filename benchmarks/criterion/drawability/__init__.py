@@ -1,0 +1,121 @@
+"""Can the graph be drawn in advance? Measured by drawing it.
+
+The chapter's criterion — *if you can draw the graph in advance, you don't need an agent* — taken at its
+word: learn the graph an engineer would draw from the agent's walks on a few instances (`graph`), and
+measure the share of *unseen* instances' walks it covers (`estimate`). The learned graph also compiles
+into a workflow that runs against the agent (`drawn`).
+
+- `walks`: an agent run as its sequence of tool-call rounds, each labelled by the set of tools called;
+- `graph`: learn the drawing (nodes = round labels, bounded loops, rare edges dropped, at most `CAP`
+  out-edges a node), whether a walk fits it, its size, JSON;
+- `table`: the same learning and fitting on arrays, for hundreds of drawing sets at once;
+- `estimate`: drawability at `D` drawing instances, cross-fitted, with a jackknife interval over
+  instances, and the learning curve;
+- `drawn`: the drawing as a workflow (`Drawn`), each node a model step offered only its tools.
+
+`THRESHOLD` is the chapter's line: `predict(value)` says "workflow" at or above it. It was chosen from
+synthetic processes whose answer is known (`tests/synthetic_walks.py`, `GRID`), never from the built-in
+families: at D = 10 with 60 instances × 3 trials (mean over seeds 0–2), the drawable processes (a fixed
+path with retries, a bounded loop, input-dependent branching, over a grid of error rates, loop ranges
+and branch shares) measured 0.90 at the least, the open-ended ones (3 to 6 tools, 2 to 8 rounds) 0.50
+at the most (three tools and short walks: a cap-3 drawing of three tools is close to their complete
+graph). The threshold is the middle of that gap, 0.70; `tests/test_drawability_truth.py` recomputes
+the gap and checks the threshold is still in its middle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from benchmarks.criterion.drawability.drawn import Drawn, compile_drawing
+from benchmarks.criterion.drawability.estimate import CURVE, D, Drawability, drawability, learning_curve
+from benchmarks.criterion.drawability.graph import (
+    CAP,
+    END,
+    MIN_SHARE,
+    START,
+    GraphSize,
+    fits,
+    from_json,
+    graph_size,
+    learn_graph,
+    to_json,
+)
+from benchmarks.criterion.drawability.walks import Label, Walk, runs_of, walk_of, walks_by_instance
+
+THRESHOLD = 0.70
+
+__all__ = [
+    "CAP",
+    "CURVE",
+    "END",
+    "MIN_SHARE",
+    "START",
+    "THRESHOLD",
+    "D",
+    "Drawability",
+    "Drawn",
+    "GraphSize",
+    "Label",
+    "Walk",
+    "compile_drawing",
+    "drawability",
+    "drawability_row",
+    "drawing_instances",
+    "drawn_graph",
+    "fits",
+    "from_json",
+    "graph_size",
+    "learn_graph",
+    "learning_curve",
+    "predict",
+    "runs_of",
+    "to_json",
+    "walk_of",
+    "walks_by_instance",
+]
+
+
+def predict(value: float, threshold: float = THRESHOLD) -> str | None:
+    """The chapter's prediction from drawability: "workflow" at or above the threshold, else "agent"
+    (None when it could not be measured)."""
+    if math.isnan(value):
+        return None
+    return "workflow" if value >= threshold else "agent"
+
+
+def drawing_instances(instances: Sequence[str], d: int = D, seed: int = 0) -> list[str]:
+    """The `d` instances a drawing is learned from, chosen by a seeded permutation of the sorted ids (so
+    that the choice depends on neither the order of a file nor the results); the others are tested."""
+    ids = sorted(instances)
+    order = np.random.default_rng(seed).permutation(len(ids))
+    return [ids[i] for i in sorted(order[:d])]
+
+
+def drawn_graph(walks: Mapping[str, Sequence[Walk]], d: int = D, seed: int = 0, **options: Any) -> \
+        tuple[list[str], nx.DiGraph]:
+    """(the drawing instances, the graph learned from all their walks): what `Drawn` runs on the rest."""
+    chosen = drawing_instances([k for k, v in walks.items() if len(v)], d, seed)
+    return chosen, learn_graph([w for k in chosen for w in walks[k]], **options)
+
+
+def drawability_row(walks: Mapping[str, Sequence[Walk]], d: int = D, seed: int = 0,
+                    threshold: float = THRESHOLD) -> dict[str, Any]:
+    """A task's drawability columns: the estimate and its interval at `d`, the prediction, and the size of
+    the graph `drawn_graph` learns (the one the `drawn` comparator runs; NaN sizes with fewer than d
+    instances)."""
+    est = drawability(walks, d, seed=seed)
+    row: dict[str, Any] = {
+        "drawability": est.value, "drawability_ci_low": est.low, "drawability_ci_high": est.high,
+        "drawability_d": d, "drawability_instances": est.instances,
+        "chapter_prediction": predict(est.value, threshold), "graph_cap": CAP}
+    sizes = ("nodes", "edges", "loops", "revisited")
+    if est.instances < d:
+        return row | {f"graph_{k}": math.nan for k in sizes}
+    size = graph_size(drawn_graph(walks, d, seed)[1])
+    return row | {f"graph_{k}": getattr(size, k) for k in sizes}

@@ -1,0 +1,213 @@
+"""The one place a criterion row becomes text.
+
+The terminal (`wva criterion`, `wva bench`), the report and the sweep all render rows through these
+functions, so a number reads the same wherever a user meets it: a success difference as
+`+0.05 [-0.02, +0.12]`, a ratio as `0.61×`, a rate as `73%`, an unknown as `n/a`. `cells` gives every
+field of a row as text; the other functions lay those cells out as a line, a sentence, a table or a
+paragraph. A row is a mapping or a pandas row tuple (`itertuples`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+import pandas as pd
+
+NA = "n/a"
+
+
+def _known(x: Any) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x)) and x is not pd.NA
+
+
+def pct(x: Any) -> str:
+    return f"{x:.0%}" if _known(x) else NA
+
+
+def times(x: Any) -> str:
+    return f"{x:.2f}×" if _known(x) else NA
+
+
+def num(x: Any, fmt: str) -> str:
+    return format(x, fmt) if _known(x) else NA
+
+
+def interval(estimate: Any, low: Any, high: Any, fmt: str) -> str:
+    """`estimate [low, high]`, or `n/a` when there is no estimate."""
+    if not _known(estimate):
+        return NA
+    return f"{format(estimate, fmt)} [{num(low, fmt)}, {num(high, fmt)}]"
+
+
+def _get(row: Any, name: str, default: Any = None) -> Any:
+    value = row.get(name, default) if isinstance(row, dict) else getattr(row, name, default)
+    return default if value is None else value
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Every field of a criterion row a reader sees, as text."""
+
+    task: str
+    verdict: str
+    comparator: str
+    instances: str
+    agent: str
+    workflow: str
+    diff: str  # agent − comparator with the interval the rule read
+    diff_level: str
+    cost: str  # comparator cost / agent cost with its interval
+    latency: str
+    steps: str
+    predictability: str
+    prediction: str
+    agrees: str  # "agrees" / "DISAGREES" / "n/a"
+    price: str  # the price of the extra success, a clause ("" when there is none)
+    value: str  # net value per trial, a clause ("" when not priced)
+    reason: str
+    compared: bool  # False: the row has no comparison (no comparator, or nothing ran)
+
+
+def cells(row: Any) -> Cells:
+    g = lambda name, default=math.nan: _get(row, name, default)  # noqa: E731
+    agrees = g("agrees", None)
+    agrees_text = NA if not _known(agrees) else ("agrees" if bool(agrees) else "DISAGREES")
+    level = g("diff_level")
+    return Cells(
+        task=str(g("task", "")), verdict=str(g("verdict", "")), comparator=str(g("comparator", "") or ""),
+        instances=num(g("instances"), ".0f"), agent=pct(g("agent_success")), workflow=pct(g("workflow_success")),
+        diff=interval(g("success_diff"), g("diff_ci_low"), g("diff_ci_high"), "+.2f"),
+        diff_level=f"{level:.1%}" if _known(level) else NA,
+        cost=(f"{times(g('cost_ratio'))} [{num(g('cost_ci_low'), '.2f')}, {num(g('cost_ci_high'), '.2f')}]"
+              if _known(g("cost_ratio")) else "unknown"),
+        latency=times(g("latency_ratio")), steps=times(g("steps_ratio")),
+        predictability=interval(g("predictability"), g("predictability_ci_low"), g("predictability_ci_high"), ".2f"),
+        prediction=str(g("chapter_prediction", "") or NA), agrees=agrees_text,
+        price=price_clause(row), value=_value_clause(row), reason=str(g("reason", "") or ""),
+        compared=bool(g("comparator", "")) and _known(g("success_diff")),
+    )
+
+
+def price_clause(row: Any) -> str:
+    """The price of the extra success in words, or "" when the more successful side is not costlier."""
+    side = _get(row, "price_side", "")
+    if not isinstance(side, str) or not side or not _known(_get(row, "price_per_success", math.nan)):
+        return ""
+    from benchmarks.criterion.tradeoff import Price
+
+    return Price(side, _get(row, "price_extra_success"), _get(row, "price_cost_times"),
+                 _get(row, "price_per_success"), _get(row, "price_ci_low"), _get(row, "price_ci_high")).text()
+
+
+def _value_clause(row: Any) -> str:
+    diff = _get(row, "value_diff", math.nan)
+    if not _known(diff):
+        return ""
+    return (f"net value per trial at ${_get(row, 'value_per_success'):g} a success, agent − "
+            f"{_get(row, 'comparator')}: ${diff:+.4g} [{_get(row, 'value_ci_low'):+.4g}, "
+            f"{_get(row, 'value_ci_high'):+.4g}]")
+
+
+def note(row: Any) -> str:
+    """One plain sentence: what decided the verdict, the numbers behind it (the paired estimates and the
+    intervals the rule read), the price of an extra success, and for an inconclusive task where to go next."""
+    c = cells(row)
+    cost = "cost unknown" if c.cost == "unknown" else f"the workflow costs {c.cost} the agent"
+    text = (f"{c.reason}: agent − {c.comparator} = {c.diff} ({c.diff_level} interval) over {c.instances} "
+            f"instances; {cost}")
+    text += "".join(f"; {clause}" for clause in (c.price and f"the price of the extra success — {c.price}", c.value)
+                    if clause)
+    if c.verdict == "inconclusive":
+        text += "; 'wva plan' on this folder says how many instances would settle it"
+    return text
+
+
+def verdict_line(row: Any) -> str:
+    """One line per task: the verdict, the numbers behind it, and whether the chapter's rule agrees."""
+    c = cells(row)
+    if not c.compared:
+        return f"  {c.task}: {c.verdict} ({_get(row, 'note', '')})"
+    line = (f"  {c.task}: {c.verdict.upper()} — {c.comparator} {c.workflow} vs agent {c.agent} (diff {c.diff}), "
+            f"cost ×{num(_get(row, 'cost_ratio', math.nan), '.2f')}, latency ×"
+            f"{num(_get(row, 'latency_ratio', math.nan), '.2f')}; predictability "
+            f"{num(_get(row, 'predictability', math.nan), '.2f')} → chapter predicts {c.prediction}: {c.agrees}")
+    return line + (f"\n    the price of the extra success — {c.price}" if c.price else "")
+
+
+def format_verdicts(df: pd.DataFrame) -> str:
+    return "\n".join(["criterion (agent vs the comparator workflow, per task):",
+                      *(verdict_line(r) for r in df.itertuples())])
+
+
+COLUMNS = (("task", "task"), ("predictability", "predictability [95% CI]"), ("comparator", "comparator"),
+           ("agent", "agent"), ("workflow", "workflow"), ("diff", "agent − workflow [CI the rule read]"),
+           ("cost", "cost ratio [95% CI]"), ("latency", "latency ×"), ("steps", "steps ×"),
+           ("verdict", "verdict"), ("prediction", "chapter predicts"), ("agrees", "agrees"))
+
+
+def table(df: pd.DataFrame, markdown: bool = False) -> str:
+    """The criterion as a table: aligned columns for a terminal, or a Markdown table for a report."""
+    rows = [[getattr(cells(r), name) or "-" for name, _ in COLUMNS] for r in df.itertuples()]
+    heads = [head for _, head in COLUMNS]
+    if markdown:
+        verdict = [name for name, _ in COLUMNS].index("verdict")
+        for row in rows:
+            row[verdict] = f"**{row[verdict]}**"
+        return "\n".join(["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads),
+                          *("| " + " | ".join(row) + " |" for row in rows)])
+    widths = [max(len(x) for x in col) for col in zip(heads, *rows, strict=False)]
+    return "\n".join("  ".join(x.ljust(w) for x, w in zip(row, widths, strict=True)).rstrip()
+                     for row in [heads, *rows])
+
+
+def flips_of(sweep: pd.DataFrame) -> list[tuple[str, str, str, str]]:
+    """(value before, value after, verdict before, verdict after) wherever the verdict changes along a sweep."""
+    rows = list(sweep.itertuples())
+    return [(a.value, b.value, a.verdict, b.verdict) for a, b in pairwise(rows) if a.verdict != b.verdict]
+
+
+def setting_line(row: Any, where: str) -> str:
+    """One setting of a sweep: where it is, its verdict, and the numbers behind it."""
+    c = cells(row)
+    return (f"{where}: {c.verdict} (predictability {num(_get(row, 'predictability', math.nan), '.2f')}, "
+            f"agent − {c.comparator} {c.diff}, cost ×{num(_get(row, 'cost_ratio', math.nan), '.2f')})")
+
+
+def flips_text(sweep: pd.DataFrame, grid: bool = False) -> str:
+    """Every setting of a sweep, then where its verdict flips (a grid's flips are read off its map)."""
+    if sweep.empty:
+        return "no settings ran"
+    param = sweep["param"].iloc[0]
+
+    def where(r: Any) -> str:
+        return f"{param}={r.value}" + (f", {r.by}={r.by_value}" if grid else "")
+
+    lines = [setting_line(r, where(r)) for r in sweep.itertuples()]
+    if grid:
+        return "\n".join(lines)
+    flips = flips_of(sweep)
+    if not flips:
+        lines.append(f"the verdict does not flip: {sweep['verdict'].iloc[0]} at every setting")
+    lines += [f"the verdict flips from {v1} to {v2} between {param}={a} and {param}={b}" for a, b, v1, v2 in flips]
+    return "\n".join(lines)
+
+
+def method_text(margin: float, cost_margin: float, value: float | None = None) -> str:
+    """The verdict rule in plain words (a report's method bullet)."""
+    if value is not None:
+        return (f"- **The verdict**, by net value per trial (success × ${value:g} − cost): `agent` or `workflow` "
+                "when one side's net value is significantly higher (95% interval of the difference, a studentized "
+                f"bootstrap of the instances); `either` when they are equivalent within ±${value * margin:.4g} (δ = "
+                f"{margin:.2f} of success, priced; 90% interval inside); `inconclusive` otherwise.")
+    return (f"- **The verdict**, with a success margin δ = {margin:.2f} and a cost margin of {cost_margin:.0%}: "
+            "`workflow` if the workflow is significantly more successful (the 97.5% interval of agent − workflow "
+            "below 0), or no worse than δ (the 90% interval's upper end below δ) and cheaper by at least the cost "
+            f"margin (the 95% interval of the cost ratio workflow / agent below {1 - cost_margin:.2f}); `agent`, "
+            "the mirror image; `either` if the two are equivalent within ±δ (the 90% interval inside); "
+            "`inconclusive` otherwise (`wva plan` sizes a run that would settle it). The 5% error budget is "
+            "split between the two ways to name a winner (2.5% for the success leg, 2.5% for the cost leg), so "
+            "a wrong winner is named at most 5% of the time at any truth; being cheaper never makes a verdict "
+            "weaker. When the more successful side is also significantly costlier, the price of each extra "
+            "success is given with its interval.")

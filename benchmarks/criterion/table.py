@@ -1,0 +1,230 @@
+"""`criterion.csv`: per task, the chapter's rule put to the test.
+
+*A workflow fits when the task is predictable and decomposes into fixed subtasks; an agent is
+justified when the number of steps cannot be predicted and no fixed path can be written down.*
+
+Per task (the runs' `task` column):
+
+- **predictability** of the agent's own traces, with its interval (`benchmarks.criterion.predictability`);
+- **the comparator**: the workflow the agent is compared with. *Declared* when the family names the
+  workflow it was designed around (`natural_workflow`) or the reader names one (`--comparator NAME`):
+  chosen before the data, so plain intervals hold. Otherwise *selected*: the best workflow, with
+  every claim made selection-proof (`benchmarks.criterion.verdict`). `comparator_mode` says which.
+- **outcome**: agent − comparator success, paired and clustered by instance, with the interval the rule
+  read (`diff_level`: 97.5%, `benchmarks.criterion.bounds` says why); the cost ratio comparator / agent over the same
+  paired instances with its 95% interval; latency (p50) and steps ratios; the cost–success Pareto front of
+  all patterns; when one side is significantly more successful and significantly costlier, the price of
+  its extra success (`price_*`, `benchmarks.criterion.tradeoff`); with a value per success, the net value per trial
+  (`value_*`) the verdict then reads;
+- **verdict** by the symmetric, monotone rule with a success margin and a cost margin (`benchmarks.criterion.rule`);
+  `reason` says what decided it; an inconclusive task's note points to `wva plan`, which sizes a run;
+- **chapter_prediction**: `workflow` if predictability >= `THRESHOLD`, else `agent`; `agrees` compares
+  it with the verdict (`either` agrees with both; `inconclusive` leaves it empty). A demonstration of the
+  rule on these families, not a proof of it.
+
+`criterion_pairs.csv` holds the agent against each workflow with one-at-a-time and simultaneous intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchmarks.criterion import predictability as pr
+from benchmarks.criterion.bounds import FIXED, Levels
+from benchmarks.criterion.comparison import pairs_frame
+from benchmarks.criterion.deciding import MODES, Decided, decide_task
+from benchmarks.criterion.read import criterion_inputs, load_inputs
+from benchmarks.criterion.render import note
+from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
+from benchmarks.criterion.verdict import (
+    DEFAULT_COST_MARGIN,
+    DEFAULT_MARGIN,
+    DEFAULTS,
+    Options,
+    check_comparator,
+    check_cost_margin,
+    check_margin,
+    check_value,
+)
+from benchmarks.harness.atomic import write_atomic
+from benchmarks.harness.stats import clustered_rate, percentile
+
+NAME = "criterion.csv"
+PAIRS = "criterion_pairs.csv"
+THRESHOLD = 0.5  # the midpoint of the score's range, fixed before any data was seen
+VERDICTS = ("workflow", "agent", "either", "inconclusive")
+COLUMNS = [
+    "task", "verdict", "comparator", "comparator_mode", "margin", "cost_margin", "value_per_success", "reason",
+    "agent_success", "workflow_success", "success_diff", "diff_ci_low", "diff_ci_high", "diff_level", "cost_ratio",
+    "cost_ci_low", "cost_ci_high", "price_side", "price_extra_success", "price_cost_times", "price_per_success",
+    "price_ci_low", "price_ci_high", "value_diff", "value_ci_low", "value_ci_high", "latency_ratio", "steps_ratio",
+    "pareto", "predictability", "predictability_ci_low", "predictability_ci_high", "chapter_prediction", "agrees",
+    "note", "steps_cv", "path_entropy", "effective_paths", "fit_share", "fit_graph", "fit_graph_tools", "instances",
+    "agent_runs", "workflow_runs", "agent_ci_low", "agent_ci_high", "workflow_ci_low", "workflow_ci_high",
+    "agent_cost", "workflow_cost", "agent_latency_p50", "workflow_latency_p50", "threshold",
+]
+__all__ = ["COLUMNS", "NAME", "PAIRS", "THRESHOLD", "VERDICTS", "agrees", "check_comparator", "criterion_table",
+           "load_inputs", "pareto_front", "predict", "write_criterion"]
+
+
+COLUMNS_READ = ["run_id", "task", "pattern", "instance", "success", "cost_usd", "latency_s", "steps"]
+NO_DATA = "no data"  # not a verdict: the task's trials measured nothing (no model call succeeded)
+NO_CALLS = "no model call succeeded in any trial of this task, so nothing was measured"
+
+
+def any_model_call_succeeded(g: pd.DataFrame) -> bool:
+    """Whether any trial made at least one successful model call (`steps` counts those)."""
+    return bool((pd.to_numeric(g["steps"], errors="coerce").fillna(0) > 0).any())
+
+
+def predict(predictability: float, threshold: float = THRESHOLD) -> str | None:
+    if math.isnan(predictability):
+        return None
+    return "workflow" if predictability >= threshold else "agent"
+
+
+def agrees(verdict: str, prediction: str | None) -> bool | None:
+    if verdict == "inconclusive" or prediction is None:
+        return None
+    return verdict == "either" or verdict == prediction
+
+
+def _per_pattern(g: pd.DataFrame) -> dict[str, dict[str, float]]:
+    def cost(c: pd.Series) -> float:  # one unpriced call makes the mean unknown, never $0
+        return float(c.mean()) if c.notna().all() else math.nan
+
+    out = {}
+    for p, h in g.groupby("pattern"):
+        inst = h.groupby("instance")["success"].mean()
+        rate, low, high = clustered_rate(list(inst), len(h))
+        out[str(p)] = {"success": rate, "low": low, "high": high, "runs": len(h), "cost": cost(h["cost_usd"]),
+                       "latency": percentile(list(h["latency_s"]), 50), "steps": float(h["steps"].mean())}
+    return out
+
+
+def _ratio(a: float, b: float) -> float:
+    return math.nan if math.isnan(a) or math.isnan(b) or b == 0 else a / b
+
+
+def _predictability(g: pd.DataFrame, rounds: dict[str, list[pr.Round]], family: Any, seed: int) -> dict[str, Any]:
+    agent_runs = g[g["pattern"] == "agent"]
+    walks = [rounds.get(rid, []) for rid in agent_runs["run_id"]]
+    flows = sorted(set(g["pattern"]) - {"agent"})
+    graphs = pr.workflow_graphs(family, flows, seed) if family is not None else {}
+    declared = getattr(family, "natural_workflow", None)
+    graph, flags = pr.fit_flags(graphs, walks, declared)
+    runs = [(str(i), float(s), pr.shape(w), f) for i, s, w, f in zip(agent_runs["instance"], agent_runs["steps"],
+                                                                         walks, flags, strict=True)]
+    cv, ent, fit, score = pr.measure(runs)
+    low, high = pr.score_interval(runs, seed=seed)
+    tools = ";".join(sorted({t for _, d in graphs[graph].nodes(data=True) if d.get("kind") == "tool"
+                             for t in d.get("tools") or ()})) if graph else math.nan
+    return {"steps_cv": cv, "path_entropy": ent, "effective_paths": pr.effective_paths(ent), "fit_share": fit,
+            "fit_graph": graph, "fit_graph_tools": tools, "predictability": score, "predictability_ci_low": low,
+            "predictability_ci_high": high}
+
+
+def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], levels: Levels) -> dict[str, Any]:
+    """The verdict's figures: paired estimates with the intervals built on them."""
+    v, pair, a, w = d.verdict, d.pair, stats["agent"], stats[d.verdict.comparator]
+    success_ci = v.diff_ci if d.values is None else pair.ci
+    out = dict(
+        verdict=v.verdict, comparator=v.comparator, comparator_mode=MODES[d.mode], reason=v.reason,
+        agent_success=a["success"], workflow_success=w["success"], success_diff=pair.diff,
+        diff_ci_low=success_ci[0], diff_ci_high=success_ci[1], diff_level=levels.win, cost_ratio=pair.cost_ratio,
+        cost_ci_low=v.cost_ci[0], cost_ci_high=v.cost_ci[1], latency_ratio=_ratio(w["latency"], a["latency"]),
+        steps_ratio=_ratio(w["steps"], a["steps"]), instances=pair.instances, agent_runs=a["runs"],
+        workflow_runs=w["runs"], agent_ci_low=a["low"], agent_ci_high=a["high"], workflow_ci_low=w["low"],
+        workflow_ci_high=w["high"], agent_cost=a["cost"], workflow_cost=w["cost"], agent_latency_p50=a["latency"],
+        workflow_latency_p50=w["latency"], **price_columns(price(g, pair)))
+    if d.value is not None:
+        out.update(value_diff=d.value.diff, value_ci_low=v.diff_ci[0], value_ci_high=v.diff_ci[1])
+    return out
+
+
+def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec: str | None, seed: int,
+             threshold: float = THRESHOLD, options: Options = DEFAULTS,
+             levels: Levels = FIXED) -> tuple[dict[str, Any], pd.DataFrame]:
+    """One task's criterion row and its pairs table (`levels`: a sequential run's at the look it stopped)."""
+    margin, comparator = options.margin, options.comparator
+    stats = _per_pattern(g)
+    row: dict[str, Any] = {c: math.nan for c in COLUMNS} | {
+        "task": task, "threshold": threshold, "margin": margin, "comparator": "", "comparator_mode": "",
+        "reason": "", "note": "", "agrees": None, "chapter_prediction": None, "verdict": "inconclusive",
+        "pareto": ";".join(pareto_front({p: (s["success"], s["cost"]) for p, s in stats.items()}))}
+    flows = [p for p in stats if p != "agent"]
+    if comparator not in (None, "declared", "selected") and comparator not in flows:
+        row["note"] = row["reason"] = f"no runs of the comparator {comparator}"
+        return row, pd.DataFrame()
+    row.update(cost_margin=options.cost_margin, value_per_success=options.value_per_success, price_side="")
+    if "agent" not in stats or not flows:
+        row["note"] = row["reason"] = "no agent runs" if "agent" not in stats else "no workflow runs"
+        return row, pd.DataFrame()
+    if not any_model_call_succeeded(g):  # a wrong key or base URL: every figure would be an artefact
+        row["verdict"], row["note"] = NO_DATA, NO_CALLS
+        row["reason"] = NO_CALLS
+        return row, pd.DataFrame()
+    family = pr.load_family(spec)
+    row.update(_predictability(g, rounds, family, seed))
+    decided = decide_task(g, flows, getattr(family, "natural_workflow", None), options, seed, levels)
+    row.update(_outcome(g, decided, stats, levels))
+    row["chapter_prediction"] = predict(row["predictability"], threshold)
+    row["agrees"] = agrees(row["verdict"], row["chapter_prediction"])
+    row["note"] = note(row)
+    return row, pairs_frame(task, decided.pairs, decided.values)
+
+
+def check_options(options: Options) -> Options:
+    """The options with every value checked (a ValueError naming the flag otherwise)."""
+    return Options(check_margin(options.margin), check_comparator(options.comparator),
+                   check_cost_margin(options.cost_margin), check_value(options.value_per_success))
+
+
+def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: float = DEFAULT_MARGIN,
+                     comparator: str | None = None, cost_margin: float = DEFAULT_COST_MARGIN,
+                     value_per_success: float | None = None,
+                     levels: dict[str, Levels] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(criterion, pairs) for every task in a results folder (FileNotFoundError / ValueError if none).
+    `levels`: per task, the interval levels to read instead of the fixed design's (a sequential run's at
+    the look each task stopped: `Levels(**record["levels"])` from `benchmarks.criterion.sequential`)."""
+    options = check_options(Options(margin, comparator, cost_margin, value_per_success))
+    blocks, events, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
+    specs = pr.task_specs(manifest)
+    seed = int(manifest.get("seed", 0) or 0)
+    rows, pairs = [], []
+    for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
+        agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
+        rounds = pr.rounds_by_run(events.of_runs(agents))
+        # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
+        row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
+                             (levels or {}).get(str(task), FIXED))
+        rows.append(row)
+        pairs.append(pair)
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    df["agrees"] = df["agrees"].astype("boolean")
+    return df, pd.concat([p for p in pairs if not p.empty] or [pd.DataFrame()], ignore_index=True)
+
+
+def criterion_table(out_dir: str | Path, threshold: float = THRESHOLD, margin: float = DEFAULT_MARGIN,
+                    comparator: str | None = None, cost_margin: float = DEFAULT_COST_MARGIN,
+                    value_per_success: float | None = None, levels: dict[str, Levels] | None = None) -> pd.DataFrame:
+    """The criterion for every task in a results folder (FileNotFoundError / ValueError if it has none)."""
+    return criterion_tables(out_dir, threshold, margin, comparator, cost_margin, value_per_success, levels)[0]
+
+
+def write_criterion(out_dir: str | Path, df: pd.DataFrame | None = None, name: str = NAME,
+                    pairs: pd.DataFrame | None = None, **options: Any) -> pd.DataFrame:
+    """Compute (unless given) and write criterion.csv and criterion_pairs.csv atomically; returns the table.
+    `options` (margin, comparator, cost_margin, value_per_success) go to `criterion_tables`."""
+    if df is None or pairs is None:
+        computed, pairs = criterion_tables(out_dir, **options)
+        df = computed if df is None else df
+    out = Path(out_dir)
+    write_atomic(out / name, lambda f: df.to_csv(f, index=False, lineterminator="\n", float_format="%.6g"))
+    if name == NAME:
+        write_atomic(out / PAIRS, lambda f: pairs.to_csv(f, index=False, lineterminator="\n", float_format="%.6g"))
+    return df

@@ -1,0 +1,131 @@
+"""`wva bench`: sweep patterns × tasks × instances × trials on one model, durably, then write tidy results.
+
+Trials run concurrently (asyncio, at most `concurrency` in flight). A simulated model in virtual
+time costs no waiting, so there concurrency only interleaves; with a real model, a shared bound
+on model calls in flight (`max_in_flight`) keeps a sweep inside the provider's rate limits,
+however many calls a parallel workflow makes at once.
+
+What a sweep may do with a folder that already holds trials is `benchmarks.harness.resume`'s rule; the
+folder is locked for the sweep's whole life (`benchmarks.harness.folder`); each finished trial is appended to
+a journal as it ends, and the tidy files are written from the journals at the end, trial by trial
+(`benchmarks.harness.store`), so memory stays flat however long the sweep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.harness import bench_folder as folder
+from benchmarks.harness.bench_folder import BenchOutcome
+from benchmarks.harness.config import BenchConfig
+from benchmarks.harness.errors import SweepStopped
+from benchmarks.harness.local import run_specs
+from benchmarks.harness.plan import Plan
+from benchmarks.harness.preflight import preflight
+from benchmarks.harness.trial import TrialSpec
+from patterns.model import aclose_model
+from patterns.specs import load_model
+
+__all__ = ["BenchConfig", "BenchOutcome", "run_bench"]
+
+
+async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]], None] | None = None,
+                    on_start: Callable[[int, int], None] | None = None, model: Any = None,
+                    on_warning: Callable[[str], None] | None = None) -> BenchOutcome:
+    """Run the sweep (or its missing trials, with `resume`), then write the tidy files. `model` overrides
+    `load_model(config.model)` (e.g. an `AnthropicModel` with a client timeout); `config.model` labels the rows.
+    `on_warning` sees each warning as it arises (else they are in the outcome). Raises `SweepRefused` (nothing
+    ran: the folder's rules, the pre-flight request) and `SweepStopped` (the circuit breaker)."""
+    warnings: list[str] = []
+
+    def warn(text: str) -> None:
+        warnings.append(text)
+        if on_warning is not None:
+            on_warning(text)
+
+    folder.check_writable(config.out)
+    the_plan = Plan(config)
+    for line in the_plan.short_datasets():
+        warn(line)
+    with folder.Claim(config.out, warn) as claim:
+        survey = folder.survey(config, the_plan, warn)
+        if survey.action == folder.NOTHING:
+            return folder.outcome(config, survey, ran=0, warnings=warnings, nothing_to_do=True)
+        owns_model = model is None
+        model, checked = await _checked(config, model)
+        try:
+            claim.make()  # the folder exists from here on, locked
+            doc = folder.start(config, the_plan, survey, checked, warn)
+            ran = await _run_missing(config, the_plan, survey, model, owns_model, on_trial, on_start)
+            folder.finish(config, the_plan, survey, doc)
+        finally:
+            if owns_model:
+                await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
+    return folder.outcome(config, survey, ran=ran, warnings=warnings)
+
+
+async def _run_missing(config: BenchConfig, the_plan: Plan, survey: Any, model: Any, owns_model: bool,
+                       on_trial: Callable[[dict[str, Any]], None] | None,
+                       on_start: Callable[[int, int], None] | None) -> int:
+    """Run the trials the folder does not hold yet, each appended to the journal as it ends; how many ran."""
+    from benchmarks.harness import journal
+    from benchmarks.harness.shards import run_local, workers_for
+    from patterns.replay import ReplayMismatch
+
+    count = sum(1 for _ in survey.sources.missing())
+    if on_start:
+        on_start(len(the_plan), len(the_plan) - count)
+    done = 0
+    with journal.Journal(config.out / journal.NAME) as log:
+        def record(spec: TrialSpec, row: dict[str, Any], events: list[dict[str, Any]], *, logged: bool = False) -> None:
+            nonlocal done
+            if not logged:
+                log.append(row, events)
+            done += 1
+            if on_trial:
+                on_trial(row)
+
+        workers = workers_for(config, count, model_given=not owns_model)
+        survey.workers = workers
+        todo = the_plan.specs(survey.sources.missing())  # generated as the workers take them
+        try:
+            if count and config.executor == "ray":
+                from benchmarks.harness.ray_executor import run_ray
+
+                survey.executed = await run_ray(config, list(todo), workers, record)
+            elif count and workers > 1:
+                await run_local(config, list(todo), workers, record)
+            else:
+                await run_specs(todo, model, the_plan.policies, config, config.concurrency, config.max_in_flight,
+                                record, count=count)
+        except ReplayMismatch:
+            if survey.action == folder.FRESH:  # nothing of this failed sweep is left behind
+                log.__exit__()
+                folder.undo(config)
+            raise
+        except SweepStopped as exc:  # the circuit breaker: what finished stays in the journal
+            raise SweepStopped(f"{exc}; the {survey.sources.count() + done} trials that finished are kept in "
+                               f"{config.out}/: fix the cause, then run the same command with --resume") from None
+    return done
+
+
+async def _checked(config: BenchConfig, model: Any) -> tuple[Any, dict[str, Any] | None]:
+    """(the sweep's model, what its pre-flight request took): a paid model makes one cheap call first."""
+    owned = model is None
+    model = load_model(config.model) if owned else model
+    try:
+        checked = await preflight(model, config.model, config.retry)
+        if config.grader_model and config.grader_model != config.model:  # a grader on another paid model
+            grader = load_model(config.grader_model)
+            try:
+                await preflight(grader, config.grader_model, config.retry)
+            finally:
+                await aclose_model(grader)
+        return model, checked
+    except BaseException:
+        if owned:
+            await aclose_model(model)
+        raise
+
+

@@ -1,0 +1,70 @@
+"""What a sweep is asked to do (`BenchConfig`) and what the manifest records of it (`settings_of`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS, SCORE_TIMEOUT_S
+from patterns.limits import Limits
+from patterns.options import RequestOptions, on_off
+from patterns.retry import RetryPolicy
+
+EXECUTORS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    patterns: tuple[str, ...] = PATTERNS
+    tasks: tuple[str, ...] = DEFAULT_TASKS
+    instances: int = DEFAULT_INSTANCES
+    trials: int = 3
+    model: str = DEFAULT_MODEL
+    seed: int = 0
+    concurrency: int = 16
+    max_in_flight: int = 8
+    out: Path = Path("results")
+    resume: bool = False
+    limits: Limits = field(default_factory=Limits)
+    options: RequestOptions = field(default_factory=RequestOptions)  # what each request carries (prompt caching)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    workers: int | None = 1  # processes (shards); None: all cores for a simulated model, else 1 (`shards.py`)
+    executor: str = "local"  # "local" processes, or "ray" tasks on a Ray cluster
+    address: str | None = None  # the Ray cluster (`auto`, `ray://host:10001`); None: a local Ray instance
+    grader_model: str | None = None  # a model-graded task's grader (`--grader-model`); None: the run's model
+    tracing: Any = None  # a `patterns.otel.Tracing` (`--otel`): spans per trial; one process only (not pickled)
+    overwrite: bool = False  # start again in a folder that holds finished trials (`--overwrite`)
+    allow_mixed: bool = False  # with resume: accept trials of another code version (`--allow-mixed`)
+    score_timeout_s: float | None = SCORE_TIMEOUT_S  # a scorer's code, per trial (`--score-timeout`)
+
+    def __post_init__(self) -> None:
+        unknown = [p for p in self.patterns if p not in PATTERNS]
+        if unknown:
+            raise ValueError(f"unknown pattern {unknown[0]!r}: choose from {', '.join(PATTERNS)}")
+        for name in ("instances", "trials", "concurrency", "max_in_flight"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        if self.workers is not None and self.workers < 1:
+            raise ValueError(f"--workers must be >= 1, got {self.workers}")
+        if self.executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {self.executor!r}: choose from {', '.join(EXECUTORS)}")
+        if self.resume and self.overwrite:
+            raise ValueError("--resume and --overwrite contradict each other: choose one")
+        if self.allow_mixed and not self.resume:
+            raise ValueError("--allow-mixed goes with --resume")
+
+
+def settings_of(config: BenchConfig) -> dict[str, Any]:
+    """What the manifest records of a sweep's configuration."""
+    return {"model": config.model, "seed": config.seed, "patterns": list(config.patterns), "tasks": list(config.tasks),
+            "instances": config.instances, "trials": config.trials,
+            "prompt_cache": on_off(config.options.prompt_cache), "max_tokens": config.options.max_tokens,
+            "limits": vars_of(config.limits),
+            "retry": vars_of(config.retry), "executor": config.executor,
+            "grader_model": config.grader_model or config.model}
+
+
+def vars_of(settings: Any) -> dict[str, Any]:
+    """A settings dataclass (Limits, RetryPolicy) as a dict, for the manifest."""
+    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}

@@ -1,0 +1,76 @@
+"""Trials run in this process: at most `concurrency` at once, model calls bounded across them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from benchmarks.harness.breaker import Breaker
+from benchmarks.harness.config import BenchConfig
+from benchmarks.harness.errors import SweepStopped
+from benchmarks.harness.trial import TrialSpec, run_trial
+from patterns.model import aclose_model, can_fork
+from patterns.specs import load_model
+
+Record = Callable[..., None]  # bench's record(spec, row, events, *, logged=False)
+
+
+class BoundedModel:
+    """A model whose calls in flight are bounded by a shared semaphore (rate limits are per account)."""
+
+    def __init__(self, inner: Any, bound: int) -> None:
+        self.inner = inner
+        self._bound = asyncio.Semaphore(bound)
+
+    def __getattr__(self, name: str) -> Any:  # clock, price_id and the like
+        return getattr(self.inner, name)
+
+    async def create(self, **params: Any) -> Any:
+        async with self._bound:
+            return await self.inner.create(**params)
+
+
+async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
+                    concurrency: int, max_in_flight: int,
+                    on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None],
+                    keep_going: Callable[[], bool] = lambda: True, *, count: int | None = None) -> None:
+    """Run trials in this process, at most `concurrency` at once; `on_record` sees each as it ends.
+
+    `specs` may be a generator (a long sweep's plan is never a list here): `count` says how many it yields."""
+    shared = model if can_fork(model) else BoundedModel(model, max_in_flight)
+    breaker = Breaker(on_record)  # stops the sweep on a streak of the same hard error (breaker.py)
+    count = len(specs) if count is None and isinstance(specs, list | tuple) else count
+    graders: list[Any] = []  # the grader model, made when the first model-graded trial needs it
+
+    def grader_for(spec: TrialSpec) -> Any:
+        if not (config.grader_model and getattr(spec.family, "agrade", None)):
+            return None
+        if not graders:
+            made = load_model(config.grader_model)
+            graders.append(made if can_fork(made) else BoundedModel(made, max_in_flight))
+        return graders[0]
+
+    queue = iter(specs)
+
+    async def worker() -> None:
+        while keep_going() and breaker.keep_going() and (spec := next(queue, None)) is not None:
+            # Its own task, so its own timeline: on a virtual clock every trial starts at 0, whichever
+            # trials ran before it in this worker (or process), so its event times are the same floats.
+            row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
+                                                              limits=config.limits, options=config.options,
+                                                              retry=config.retry,
+                                                              grader=grader_for(spec), tracing=config.tracing,
+                                                              score_timeout_s=config.score_timeout_s))
+            breaker(spec, row, events)
+
+    try:
+        workers = concurrency if count is None else min(concurrency, max(count, 1))
+        await asyncio.gather(*(worker() for _ in range(workers)))
+    finally:
+        if breaker.tripped is None:
+            breaker.flush()  # a streak that never reached the limit is ordinary results
+        for grader in graders:
+            await aclose_model(grader)  # a grader's SDK client belongs to this event loop, as the model's does
+    if breaker.tripped is not None:
+        raise SweepStopped(f"stopped: {breaker.tripped}")

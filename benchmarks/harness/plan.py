@@ -1,0 +1,151 @@
+"""The sweep's plan: every trial in a stable order, generated as it is needed, never held as a list.
+
+The plan also runs a part of itself here (`run_here`): a shard or a Ray worker rebuilds the same plan from
+the sweep's configuration and runs the trials it was given by run id.
+
+The order is task, then instance, then pattern, then trial — the order of `runs.csv`. A trial's place
+in it (its *position*) is arithmetic on those four, so a finished trial found in a journal or an old
+`runs.csv` is put in its place with a few small lookups (one per task and instance), not a table of
+every run id: the sweep's memory does not grow with its size (`benchmarks/perf/memory.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from benchmarks.harness.config import BenchConfig
+from benchmarks.harness.local import run_specs
+from benchmarks.harness.trial import TrialSpec, run_id
+from benchmarks.tasks.base import task_label
+from benchmarks.tasks.registry import load_task
+from patterns.model import aclose_model
+from patterns.specs import load_model
+
+
+def not_offered(family: Any) -> dict[str, str]:
+    """The patterns a family does not offer, each with its reason (a family may declare `not_offered()`)."""
+    declared = getattr(family, "not_offered", None)
+    return dict(declared()) if callable(declared) else {}
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    label: str
+    family: Any
+    count: int  # its instances (a dataset may hold fewer than asked for)
+    patterns: tuple[str, ...]  # the sweep's patterns this task offers, in the sweep's order
+    start: int  # the position of the task's first trial
+    index: dict[str, int]  # instance id -> its place among the task's instances
+    requested: int  # --instances
+    trials_each: int
+    seed: int
+
+    @property
+    def size(self) -> int:
+        return self.count * len(self.patterns) * self.trials_each
+
+    def instances(self) -> list[Any]:
+        """Made again when asked for (seeded, so the same): a sweep holds one task's instances at a time."""
+        return list(self.family.instances(self.requested, self.seed))
+
+
+class Plan:
+    """`for spec in plan` (in order), `len(plan)`, `plan.position(row)` and `plan.specs(positions)`."""
+
+    def __init__(self, config: Any) -> None:
+        self.model, self.seed, self.trials = config.model, config.seed, config.trials
+        self.tasks: list[TaskPlan] = []
+        self.policies: dict[str, Any] = {}
+        start = 0
+        for spec in config.tasks:
+            family = load_task(spec)
+            label = task_label(family)
+            self.policies[label] = family.policy()
+            skipped = not_offered(family)  # e.g. `route` for a task file without [routes]
+            ids = [inst.id for inst in family.instances(config.instances, config.seed)]
+            task = TaskPlan(label, family, len(ids), tuple(p for p in config.patterns if p not in skipped), start,
+                            {inst_id: i for i, inst_id in enumerate(ids)}, config.instances, config.trials,
+                            config.seed)
+            self.tasks.append(task)
+            start += task.size
+        self.total = start
+        self._by_label = {t.label: t for t in self.tasks}
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __iter__(self) -> Iterator[TrialSpec]:
+        return self.specs(iter(range(self.total)))
+
+    def specs(self, positions: Iterator[int]) -> Iterator[TrialSpec]:
+        """The trials at these positions (ascending), in order, each task's instances made once."""
+        task, instances = None, []
+        for position in positions:
+            at = next(t for t in reversed(self.tasks) if t.start <= position)
+            if at is not task:
+                task, instances = at, at.instances()
+            offset = position - at.start
+            instance, rest = divmod(offset, len(at.patterns) * self.trials)
+            pattern, trial = divmod(rest, self.trials)
+            yield TrialSpec(at.patterns[pattern], at.label, at.family, instances[instance], trial, self.model,
+                            self.seed)
+
+    def position(self, row: dict[str, Any]) -> int | None:
+        """The row's place in this plan, or None if it is not one of its trials (another model, seed, task…).
+
+        The row's `run_id` must be the one its fields give: a row edited by hand is not this plan's."""
+        try:
+            task = self._by_label[str(row["task"])]
+            instance = task.index[str(row["instance"])]
+            pattern = task.patterns.index(str(row["pattern"]))
+            trial = int(row["trial"])
+        except (KeyError, ValueError, TypeError):
+            return None
+        same_run = (str(row.get("model")), str(row.get("seed"))) == (self.model, str(self.seed))
+        if not (same_run and 0 <= trial < self.trials):
+            return None
+        if str(row.get("run_id")) != run_id(task.patterns[pattern], task.label, str(row["instance"]), trial,
+                                            self.model, self.seed):
+            return None
+        return task.start + (instance * len(task.patterns) + pattern) * self.trials + trial
+
+    def short_datasets(self) -> list[str]:
+        """A line per task whose dataset holds fewer instances than --instances asked for."""
+        return [f"--instances {t.requested}: {t.label} has only {t.count}; running {t.count}"
+                for t in self.tasks if t.count < t.requested]
+
+
+def bounds(config: BenchConfig, workers: int) -> tuple[int, int]:
+    """(trials in flight, model calls in flight) for each of `workers` shards."""
+    return max(1, math.ceil(config.concurrency / workers)), max(1, config.max_in_flight // workers)
+
+
+@lru_cache(maxsize=4)
+def _planned(config: BenchConfig) -> tuple[dict[str, TrialSpec], dict[str, Any]]:
+    the_plan = Plan(config)
+    return {s.run_id: s for s in the_plan}, the_plan.policies
+
+
+def run_here(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_flight: int,
+             on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None], *,
+             model_spec: str | None = None) -> None:
+    """Run some trials of the sweep in this (other) process, from the same plan as the parent's.
+
+    `model_spec` is what to load when it differs from `config.model`, which labels the rows (a Ray worker
+    gets a cassette's absolute path)."""
+    by_id, policies = _planned(config)
+    specs = [by_id[rid] for rid in run_ids]
+    model = load_model(model_spec or config.model)
+
+    async def main() -> None:
+        try:
+            await run_specs(specs, model, policies, config, concurrency, max_in_flight, on_record)
+        finally:
+            await aclose_model(model)
+
+    asyncio.run(main())

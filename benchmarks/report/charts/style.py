@@ -1,0 +1,122 @@
+"""What every chart shares: one colour and marker per pattern, panel grids, saving.
+
+Okabe–Ito colours stay distinguishable with every common form of colour blindness; each pattern
+also has its own marker, so a chart printed in grey still tells them apart. The SAME colour means
+the same pattern in every chart of a report.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+from benchmarks.names import PATTERNS
+
+PATTERN_COLOURS = {
+    "single": "#000000",  # black
+    "chain": "#0072B2",  # blue
+    "route": "#009E73",  # bluish green
+    "orchestrate": "#CC79A7",  # reddish purple
+    "parallel": "#56B4E9",  # sky blue
+    "evaluate_optimize": "#E69F00",  # orange
+    "agent": "#D55E00",  # vermillion: the one every chart compares against
+}
+PATTERN_MARKERS = {"single": "o", "chain": "s", "route": "^", "orchestrate": "D", "parallel": "v",
+                   "evaluate_optimize": "P", "agent": "*"}
+OTHER = "#999999"  # a pattern of the user's own, not in the table
+
+
+def colour(pattern: str) -> str:
+    return PATTERN_COLOURS.get(pattern, OTHER)
+
+
+def marker(pattern: str) -> str:
+    return PATTERN_MARKERS.get(pattern, "X")
+
+
+def ordered(patterns: Iterable[str]) -> list[str]:
+    """Patterns in the canonical order (the agent last), unknown ones after, alphabetically."""
+    present = set(patterns)
+    return [p for p in PATTERNS if p in present] + sorted(present - set(PATTERNS))
+
+
+def slug(text: str) -> str:
+    """A task label as a file-name part: `multihop:hops=1-6` -> `multihop_hops-1-6`."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", text.replace("=", "-")).strip("_") or "task"
+
+
+def panels(n: int, *, width: float = 4.6, height: float = 3.6, ncols: int = 3, **kwargs: Any) -> tuple[Any, list[Any]]:
+    """A figure with one panel per task (at most `ncols` a row); unused panels hidden."""
+    cols = max(1, min(ncols, n))
+    rows = max(1, math.ceil(n / cols))
+    width = max(width, 11.0 / cols)  # room for the title and the legend even with one panel
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows + 1.3), squeeze=False, **kwargs)
+    flat = list(axes.ravel())
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
+def pattern_legend(fig: Any, patterns: Iterable[str], *, lines: bool = False) -> None:
+    """One legend for the whole figure, below the panels, in the canonical pattern order."""
+    handles = [Line2D([], [], color=colour(p), marker=marker(p), linestyle="-" if lines else "none", markersize=8,
+                      label=p) for p in ordered(patterns)]
+    fig.legend(handles=handles, loc="lower center", ncol=min(7, len(handles)), frameon=False, fontsize=9,
+               title="pattern", title_fontsize=9)
+
+
+CAVEAT: ContextVar[str | None] = ContextVar("caveat", default=None)  # set by `draw_all` for the whole report
+
+
+def finish(fig: Any, title: str, path: Path, *, legend_in: float = 0.75) -> Path:
+    """Title, `legend_in` inches below the panels for the legend, save as PNG, close the figure. A caveat set
+    for the report (the simulator on a user's dataset) is printed along the bottom edge, in red."""
+    fig.suptitle(title, fontsize=12, fontweight="bold")
+    if CAVEAT.get():
+        fig.text(0.01, 0.005, "Simulator on a user's own dataset: these success figures measure nothing about "
+                 "quality (use a real model or a recorded cassette).", fontsize=8, color="#b2182b", ha="left",
+                 va="bottom")
+    height = fig.get_size_inches()[1]
+    top = 1 - (0.45 + 0.2 * title.count("\n")) / height
+    fig.tight_layout(rect=(0, legend_in / height, 1, top))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def log_axis(ax: Any, values: Iterable[float], fmt: Any) -> None:
+    """A log x axis labelled at 1-2-5 steps inside the data's range (matplotlib's own minor labels
+    collide when the data span less than a decade)."""
+    vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    ax.set_xscale("log")
+    if not vals:
+        return
+    lo, hi = min(vals) / 1.6, max(vals) * 1.6
+    ticks = [m * 10.0**e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+             for m in (1, 2, 5) if lo <= m * 10.0**e <= hi]
+    if len(ticks) > 7:  # several decades: the decades alone
+        ticks = [t for t in ticks if f"{t:.0e}".startswith("1")]
+    ax.set_xlim(lo, hi)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt(v)))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def usd(v: float) -> str:
+    return f"${v:.{max(0, -math.floor(math.log10(v)))}f}" if v < 1 else f"${v:g}"
+
+
+def seconds(v: float) -> str:
+    return f"{v:g} s"
+
+
+def short_task(task: str, width: int = 34) -> str:
+    return task if len(task) <= width else task[: width - 1] + "…"

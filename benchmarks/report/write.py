@@ -1,0 +1,237 @@
+"""`REPORT.md`: the charts embedded (relative paths) and, per task, what was measured and the verdict.
+
+Every sentence is computed from the folder's files; nothing in it is written by hand, so a new run
+gives a new report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchmarks.criterion import render
+from benchmarks.criterion.read import load_inputs, sim_caveat, sim_dataset_tasks
+from benchmarks.criterion.table import PAIRS, THRESHOLD, write_criterion
+from benchmarks.criterion.verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
+from benchmarks.harness.atomic import write_text_atomic
+from benchmarks.report.cache_costs import cache_section
+from patterns.specs import provider_of
+
+NAME = "REPORT.md"
+CAPTIONS = {
+    "cost": ("Cost against success", "Mean cost per trial (USD, log scale) against success rate with its 95% "
+             "interval (clustered by instance), one panel per task; ringed points joined by the dashed line "
+             "are the Pareto front."),
+    "latency": ("Latency against success", "The same against the median latency per trial (seconds)."),
+    "steps": ("Steps per trial", "Model calls per trial, by pattern: a fixed workflow's count is a constant; the "
+              "agent's spread shows how unpredictable the task is."),
+    "context": ("The agent's growing context", "Prompt tokens (input + cache) of each model call against its "
+                "position in the run: the agent re-sends its whole history, a workflow's steps start fresh."),
+    "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade."),
+    "map": ("The criterion map", "Predictability (x, 95% CI) against the agent's success advantage over the "
+            "comparator workflow (y, the 97.5% CI the verdict reads); point area = cost ratio. Shaded: where the "
+            "chapter's rule expects a point."),
+    "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K."),
+    "verdict_map": ("The verdict map", "The sweep's verdict at each setting of its one or two axes (task parameters "
+                    "or SimModel knobs), with agent − workflow success: under which assumptions the agent pays off."),
+}
+
+
+def model_paragraph(manifest: dict[str, Any], runs: pd.DataFrame) -> str:
+    """Who produced the figures and how many there are — from the rows themselves; where the manifest says
+    otherwise, a note says so (the rows are what the figures are computed from)."""
+    models = sorted(runs["model"].astype(str).unique()) if "model" in runs else ["unknown"]
+    seeds = sorted(str(s) for s in runs["seed"].unique()) if "seed" in runs else ["?"]
+    model = models[0] if len(models) == 1 else " and ".join(models)
+    git = manifest.get("git") or {}
+    when = manifest.get("finished", "an unrecorded time")
+    commit = f" at commit `{str(git.get('commit'))[:10]}`{' (uncommitted changes)' if git.get('dirty') else ''}" \
+        if git.get("commit") else ""
+    text = (f"**Data.** Every number below was produced by the model `{model}` (seed {', '.join(seeds)}): "
+            f"{runs['task'].nunique()} task(s), {runs['pattern'].nunique()} patterns, {counts_text(runs)}, "
+            f"{len(runs)} trials in all, finished {when}{commit}.")
+    if provider_of(models[0]) == "sim":
+        text += (" `sim` is the embedded simulated model, a measuring instrument and not a language model: these "
+                 "figures measure the **mechanics** — how cost, latency and success respond to a task's shape and to "
+                 "a set per-decision error rate — **not the quality of any real model**. Re-run with "
+                 "`--model anthropic:<model-id>` to measure one.")
+    elif provider_of(models[0]) == "replay":
+        text += " The replies were replayed from a recorded cassette (a real model's run, re-analysed offline)."
+    caveat = sim_caveat(sim_dataset_tasks(runs, manifest))
+    if caveat:
+        text += f"\n\n**Not a measure of quality.** {caveat}."
+    differ = disagreements(manifest, runs, models, seeds)
+    if differ:
+        text += (f"\n\n**Note:** `manifest.json` disagrees with `runs.csv` ({'; '.join(differ)}): every figure here "
+                 "is computed from `runs.csv`.")
+    return text
+
+
+def counts_text(runs: pd.DataFrame) -> str:
+    """`60 instances × 3 trials each`, counted from the rows (per task when the tasks differ)."""
+    instances = runs.groupby("task", sort=False)["instance"].nunique()
+    per = runs.groupby(["task", "pattern", "instance"]).size()
+    trials = f"{per.min()}" if per.min() == per.max() else f"{per.min()}–{per.max()}"
+    if instances.nunique() == 1:
+        return f"{int(instances.iloc[0])} instances × {trials} trials each"
+    return f"{', '.join(f'{t} {n}' for t, n in instances.items())} instances × {trials} trials each"
+
+
+def disagreements(manifest: dict[str, Any], runs: pd.DataFrame, models: list[str], seeds: list[str]) -> list[str]:
+    """Where the manifest's model, seed or counts are not the rows'."""
+    if not manifest:
+        return ["there is no manifest"]
+    found = []
+    if "model" in manifest and [str(manifest["model"])] != models:
+        found.append(f"it names the model `{manifest['model']}`")
+    if "seed" in manifest and [str(manifest["seed"])] != seeds:
+        found.append(f"it names seed {manifest['seed']}")
+    recorded = manifest.get("instances_run") or {}
+    actual = runs.groupby("task")["instance"].nunique()
+    wrong = [f"{t}: {n} instances" for t, n in recorded.items() if t in actual and int(actual[t]) != int(n)]
+    if wrong:
+        found.append(f"it records {', '.join(wrong)}")
+    if "trials_total" in manifest and int(manifest["trials_total"]) != len(runs):
+        found.append(f"it records {manifest['trials_total']} trials")
+    return found
+
+
+def task_paragraph(r: Any) -> str:
+    c = render.cells(r)
+    if not c.compared:
+        return f"### {r.task}\n\nNo comparison: {r.note}."
+    agree = {"agrees": "the data **agree**", "DISAGREES": "the data **disagree**"}.get(
+        c.agrees, "an inconclusive verdict neither confirms nor refutes it")
+    fit = render.pct(r.fit_share)
+    graph = f"`{r.fit_graph}`'s graph" if isinstance(r.fit_graph, str) and r.fit_graph else "any workflow's graph"
+    tools = r.fit_graph_tools  # "" = the graph calls no tool (NaN: unknown)
+    why_not = (f"; {graph} calls no tool at all, so no run that calls one can fit it"
+               if r.fit_share == 0 and isinstance(tools, str) and not tools else "")
+    needed = (f" The price of the extra success — {c.price}." if c.price else "") + (
+        " `wva plan` on this folder says how many instances would settle it." if c.verdict == "inconclusive" else "")
+    return "\n".join([
+        f"### {r.task}", "",
+        f"Compared with `{c.comparator}` ({r.comparator_mode}) over {c.instances} instances: the workflow "
+        f"succeeded in {c.workflow} of its {int(r.workflow_runs)} trials (95% CI "
+        f"{render.pct(r.workflow_ci_low)}–{render.pct(r.workflow_ci_high)}, clustered by instance); the agent in "
+        f"{c.agent} of {int(r.agent_runs)} ({render.pct(r.agent_ci_low)}–{render.pct(r.agent_ci_high)}). Agent "
+        f"minus workflow: {c.diff} ({c.diff_level} interval). Per trial the workflow costs {c.cost} the agent "
+        f"(95% CI), its median latency is {c.latency} the agent's, and it takes {c.steps} its steps. On the "
+        f"cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
+        "",
+        f"The agent's own traces measured predictability **{c.predictability}** (95% CI; step-count CV "
+        f"{r.steps_cv:.2f}, {r.effective_paths:.1f} effective distinct paths, {fit} of its runs fit {graph}{why_not}).",
+        "",
+        f"**Verdict: {c.verdict}** — {c.reason}.{needed} From predictability alone the chapter's rule predicts "
+        f"*{c.prediction}*; {agree}.",
+    ])
+
+
+def method_section(margin: float = DEFAULT_MARGIN, cost_margin: float = DEFAULT_COST_MARGIN,
+                   value: float | None = None) -> str:
+    return "\n".join([
+        "## How the verdicts are reached", "",
+        "- **The unit is the instance.** Every pattern ran the same instances; the trials of one instance are "
+        "correlated (a hard instance tends to fail every trial), so every interval treats an instance's mean over "
+        "its trials as one observation. A difference is the mean over instances of per-instance differences "
+        "(paired, on the instances both ran), with the standard error sd / √instances and a t interval; the cost "
+        "ratio's interval comes from a studentized bootstrap of the instances; a success rate's interval is Wilson's "
+        "at the effective sample size this clustering leaves (between one observation per instance and one per "
+        "trial). pass^k's interval is clustered the same way.",
+        "- **The comparator** is the workflow the agent is compared with. When the task family declares the "
+        "workflow it was designed around, that one, chosen before any data. Otherwise the best workflow, with "
+        "selection-proof claims: the agent must beat *every* workflow to win, and a workflow must win on a "
+        "*simultaneous* interval (max-T over all six) — so picking the best afterwards does not inflate its "
+        "chances. `criterion_pairs.csv` lists the agent against every workflow with both kinds of interval.",
+        render.method_text(margin, cost_margin, value),
+        "- **Predictability** = the mean of three parts, each in [0, 1]: 1 − min(1, CV of the agent's step count); "
+        "1 / the effective number of distinct paths (exp of the path entropy, Chao–Shen corrected so that it does "
+        "not grow with the number of runs); the share of agent runs whose tool-call rounds fit a graph fixed in "
+        "advance (the declared workflow's, else the one most runs fit). Its interval resamples instances.",
+        f"- **The chapter's prediction**: `workflow` when predictability ≥ {THRESHOLD:g}, else `agent`; "
+        "`either` agrees with both, `inconclusive` with neither. The comparison is a demonstration of the rule on "
+        "these families, not a proof of it.",
+    ])
+
+
+def _agreement(value: Any) -> str:
+    if pd.isna(value):
+        return "no verdict to compare"
+    return "agrees" if str(value).lower() in ("true", "1") else "**disagrees**"
+
+
+def overall(df: pd.DataFrame) -> str:
+    """One sentence: how often the measured verdict agreed with the chapter's prediction."""
+    known = df["agrees"].dropna()
+    yes = int(known.astype(bool).sum())
+    missed = [r.task for r in df.itertuples() if not pd.isna(r.agrees) and not bool(r.agrees)]
+    text = (f"The measured verdict agrees with the chapter's prediction on {yes} of {len(known)} task(s) with a "
+            f"verdict to compare")
+    text += f"; it disagrees on {', '.join(missed)}." if missed else "."
+    if len(known) < len(df):
+        text += f" {len(df) - len(known)} task(s) were inconclusive."
+    return text
+
+
+def sweep_section(sweep: pd.DataFrame) -> str:
+    param = sweep["param"].iloc[0]
+    lines = ["## The sweep", "", f"One task moved along `{param}`: one criterion row per setting (`sweep.csv`), "
+             "plotted as diamonds on the criterion map.", ""]
+    lines += [f"- {render.setting_line(r, f'`{param}={r.value}`')}; the chapter's rule predicts "
+              f"*{r.chapter_prediction}* ({_agreement(r.agrees)})" for r in sweep.itertuples()]
+    flips = render.flips_of(sweep)
+    if flips:
+        lines += ["", "; ".join(f"The verdict flips from {a} to {b} between `{param}={x}` and `{param}={y}`"
+                                for x, y, a, b in flips) + "."]
+    else:
+        lines += ["", f"The verdict is {sweep['verdict'].iloc[0]} at every setting."]
+    return "\n".join([*lines, ""])
+
+
+def find_sweep(out: Path) -> pd.DataFrame | None:
+    for path in (out / "sweep.csv", out / "sweep" / "sweep.csv"):
+        if path.exists():
+            df = pd.read_csv(path, dtype={"value": str})
+            return df if not df.empty else None
+    return None
+
+
+def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
+                 pairs: pd.DataFrame | None = None) -> list[Path]:
+    """criterion.csv, every chart and REPORT.md, written into the folder; returns the files written."""
+    from benchmarks.report.charts import draw_all
+
+    out = Path(out_dir)
+    runs, events, manifest = load_inputs(out)
+    df = write_criterion(out, criterion, pairs=pairs)
+    margin = float(df["margin"].dropna().iloc[0]) if df["margin"].notna().any() else DEFAULT_MARGIN
+    known = {k: df[k].dropna() for k in ("cost_margin", "value_per_success")}
+    cost_margin = float(known["cost_margin"].iloc[0]) if len(known["cost_margin"]) else DEFAULT_COST_MARGIN
+    value = float(known["value_per_success"].iloc[0]) if len(known["value_per_success"]) else None
+    sweep = find_sweep(out)
+    caveat = sim_caveat(sim_dataset_tasks(runs, manifest))
+    charts = draw_all(out, runs, events, df, manifest, sweep, caveat=caveat)
+    parts = ["# Workflow or agent? — benchmark report", "", model_paragraph(manifest, runs), "",
+             "## Verdicts", "", render.table(df, markdown=True), "", overall(df), "",
+             method_section(margin, cost_margin, value), "",
+             "## Per task", ""]
+    parts += [task_paragraph(r) + "\n" for r in df.itertuples()]
+    if sweep is not None:
+        parts.append(sweep_section(sweep))
+    parts.append(cache_section(runs, manifest))  # cost with and without prompt caching
+    parts += ["## Charts", ""]
+    for key, path in charts.items():
+        if key.startswith("graph:"):
+            task = key.split(":", 1)[1]
+            title, caption = (f"Fixed graph vs walked graph: {task}", "Left: the comparator workflow's graph, drawn "
+                              "before any run. Right: the union of the agent's walks (edge width = how often).")
+        else:
+            title, caption = CAPTIONS[key]
+        if caveat:
+            caption += " *Simulator on a user's own dataset: the success figures here measure nothing about quality.*"
+        parts += [f"### {title}", "", caption, "", f"![{title}]({path.name})", ""]
+    report = out / NAME
+    write_text_atomic(report, "\n".join(parts))
+    return [out / "criterion.csv", out / PAIRS, *charts.values(), report]
