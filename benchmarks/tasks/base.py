@@ -241,6 +241,12 @@ class FamilyBase:
     def design(self, pattern: str, env: Environment) -> Any:
         return design_of(self, pattern, env)
 
+    def not_offered(self) -> dict[str, str]:
+        """The patterns this family has no `design_<pattern>` for, each with the reason a sweep prints: a new
+        pattern runs on the families that design it and is reported as not offered by the others."""
+        return {p: f"{self.name} has no design for {p} (no design_{p} method)" for p in PATTERNS
+                if not hasattr(self, f"design_{p}")}
+
 
 def task_label(obj: Any) -> str:
     """`name` plus the parameters that differ from the defaults: the task's key in every table."""
