@@ -58,7 +58,9 @@ class Cells:
     workflow: str
     diff: str  # agent − comparator with the interval the rule read
     diff_level: str
-    cost: str  # comparator cost / agent cost with its interval
+    cost: str  # comparator cost / agent cost with its interval ("unknown" when a cost is)
+    cost_ratio: str
+    cost_ci: str
     latency: str
     steps: str
     predictability: str
@@ -82,6 +84,8 @@ def cells(row: Any) -> Cells:
         diff_level=f"{level:.1%}" if _known(level) else NA,
         cost=(f"{times(g('cost_ratio'))} [{num(g('cost_ci_low'), '.2f')}, {num(g('cost_ci_high'), '.2f')}]"
               if _known(g("cost_ratio")) else "unknown"),
+        cost_ratio=times(g("cost_ratio")),
+        cost_ci=f"[{num(g('cost_ci_low'), '.2f')}, {num(g('cost_ci_high'), '.2f')}]",
         latency=times(g("latency_ratio")), steps=times(g("steps_ratio")),
         predictability=interval(g("predictability"), g("predictability_ci_low"), g("predictability_ci_high"), ".2f"),
         prediction=str(g("chapter_prediction", "") or NA), agrees=agrees_text,
@@ -114,7 +118,7 @@ def note(row: Any) -> str:
     """One plain sentence: what decided the verdict, the numbers behind it (the paired estimates and the
     intervals the rule read), the price of an extra success, and for an inconclusive task where to go next."""
     c = cells(row)
-    cost = "cost unknown" if c.cost == "unknown" else f"the workflow costs {c.cost} the agent"
+    cost = "cost unknown" if c.cost == "unknown" else f"the workflow costs {c.cost_ratio} the agent {c.cost_ci}"
     text = (f"{c.reason}: agent − {c.comparator} = {c.diff} ({c.diff_level} interval) over {c.instances} "
             f"instances; {cost}")
     text += "".join(f"; {clause}" for clause in (c.price and f"the price of the extra success — {c.price}", c.value)
