@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli._common import CommandFailed, UsageError, model_spec, positive_int
+from benchmarks.cli._common import PROMPT_CACHE_HELP, CommandFailed, UsageError, model_spec, on_off, positive_int
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 from benchmarks.names import DEFAULT_MODEL
 
@@ -38,6 +38,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default: 0)")
+    p.add_argument("--prompt-cache", type=on_off, default=True, metavar="on|off", help=PROMPT_CACHE_HELP)
     p.add_argument("--resume", action="store_true", help="keep finished trials in --out and run only the missing")
     p.add_argument("--overwrite", action="store_true", help="start again in an --out that holds finished trials")
     p.add_argument("--quiet", action="store_true", help="no progress output")
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.criterion.render import flips_text
     from benchmarks.harness.bench import BenchConfig
     from benchmarks.studies.sweep import Axis, parse_values, points, run_sweep
+    from patterns.options import RequestOptions
 
     try:
         axes = [Axis(args.param or args.model_knob, tuple(parse_values(args.values)), knob=args.param is None)]
@@ -66,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
 
         warning = sim_warning(args.model, [load_task(args.family)])
         config = BenchConfig(instances=args.instances, trials=args.trials, model=args.model, seed=args.seed,
-                             out=args.out, resume=args.resume, overwrite=args.overwrite)
+                             out=args.out, resume=args.resume, overwrite=args.overwrite,
+                             options=RequestOptions(prompt_cache=args.prompt_cache))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if warning:

@@ -117,9 +117,9 @@ def task_paragraph(r: Any) -> str:
         f"succeeded in {c.workflow} of its {int(r.workflow_runs)} trials (95% CI "
         f"{render.pct(r.workflow_ci_low)}–{render.pct(r.workflow_ci_high)}, clustered by instance); the agent in "
         f"{c.agent} of {int(r.agent_runs)} ({render.pct(r.agent_ci_low)}–{render.pct(r.agent_ci_high)}). Agent "
-        f"minus workflow: {c.diff} ({c.diff_level} interval). Per trial the workflow costs {c.cost_ratio} the agent "
-        f"(95% CI {c.cost_ci}), its median latency is {c.latency} the agent's, and it takes {c.steps} its steps. On the "
-        f"cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
+        f"minus workflow: {c.diff} ({c.diff_level} interval). Per trial the workflow costs {c.cost_ratio} the "
+        f"agent (95% CI {c.cost_ci}), its median latency is {c.latency} the agent's, and it takes {c.steps} its "
+        f"steps. On the cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
         "",
         f"The agent's own traces measured predictability **{c.predictability}** (95% CI; step-count CV "
         f"{r.steps_cv:.2f}, {r.effective_paths:.1f} effective distinct paths, {fit} of its runs fit {graph}{why_not}).",
