@@ -15,7 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the SDKs load with the provider that needs them, never with this module
+    from .model import Model
 
 SPEC_FORMS = "sim[:knob=value,...], anthropic:<model-id>, openai:<model-id> or replay:<path>"
 
@@ -123,7 +126,7 @@ class ModelSpec:
         position = [k for k, _ in self.knobs].index(name) if name in dict(self.knobs) else len(kept)
         return ModelSpec("sim", "", (*kept[:position], (name, text), *kept[position:]))
 
-    def load(self) -> Any:
+    def load(self) -> Model:
         """The `Model` this spec names (see `PROVIDERS`); a one-line ValueError for a bad spec."""
         return PROVIDERS[self.provider](self)
 
@@ -133,12 +136,12 @@ class ModelSpec:
         return f"{self.provider}:{self.target}"
 
 
-def load_model(spec: str | ModelSpec) -> Any:
+def load_model(spec: str | ModelSpec) -> Model:
     """The model `spec` names (see the module docstring); a bad spec is a one-line ValueError."""
     return ModelSpec.parse(spec).load()
 
 
-def _load_sim(spec: ModelSpec) -> Any:
+def _load_sim(spec: ModelSpec) -> Model:
     from .sim import SimModel
 
     try:
@@ -160,13 +163,13 @@ def _check_model_id(spec: ModelSpec) -> str:
     return model_id
 
 
-def _load_anthropic(spec: ModelSpec) -> Any:
+def _load_anthropic(spec: ModelSpec) -> Model:
     from .model import AnthropicModel
 
     return AnthropicModel(_check_model_id(spec))
 
 
-def _load_openai(spec: ModelSpec) -> Any:
+def _load_openai(spec: ModelSpec) -> Model:
     """`openai:<id>`; the openai extra is checked here, so a missing one is one line."""
     model_id = _check_model_id(spec)
     from importlib.util import find_spec
@@ -178,7 +181,7 @@ def _load_openai(spec: ModelSpec) -> Any:
     return OpenAIModel(model_id)
 
 
-def _load_replay(spec: ModelSpec) -> Any:
+def _load_replay(spec: ModelSpec) -> Model:
     path = spec.target
     if not path:
         raise ValueError("model spec 'replay:' has no path: use replay:<path> to a cassette (.jsonl) file")
@@ -193,7 +196,7 @@ def _load_replay(spec: ModelSpec) -> Any:
 
 
 # The providers: a spec's first word -> how to build its model. A new provider is one function and one entry.
-PROVIDERS: dict[str, Callable[[ModelSpec], Any]] = {
+PROVIDERS: dict[str, Callable[[ModelSpec], Model]] = {
     "sim": _load_sim, "anthropic": _load_anthropic, "openai": _load_openai, "replay": _load_replay,
 }
 
