@@ -15,3 +15,12 @@ class Broken(Capitals):
         if pattern == "chain":
             raise ZeroDivisionError("a bug in the chain design")
         return super().design(pattern, env)
+
+
+class RaisingScorer(Capitals):
+    """A family whose scorer raises: the run is the model's, the bug is the task's."""
+
+    name = "raising_scorer"
+
+    def grade(self, instance: Any, env: Environment, output: str) -> float:
+        raise KeyError("a bug in the scorer")

@@ -123,3 +123,14 @@ def test_error_kinds_of_the_tasks_code_are_told_apart_from_the_models() -> None:
     assert not code_errors.is_code_error("ToolTimeout;RateLimitError")
     assert not code_errors.is_code_error(float("nan"))  # an empty cell read back by pandas
     assert code_errors.count(["", "CodeError:X", None, "ScorerError:Y", "OverloadedError"]) == 2
+
+
+@pytest.mark.parametrize(("task", "what"), [
+    ("tests.broken_family:RaisingScorer", "the task's scorer raised KeyError"),
+    ("tests.broken_family:Broken", "environment or design raised ZeroDivision"),
+])
+def test_wva_run_names_a_bug_in_the_task_in_one_line(task: str, what: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "chain", task]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and what in err and "tests/broken_family.py:" in err and "internal" not in err

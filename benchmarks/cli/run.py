@@ -61,10 +61,17 @@ def run(args: argparse.Namespace) -> int:
     async def one() -> tuple[Any, float, Any]:
         await preflight(model, args.model)  # a paid model: a missing or rejected key is one line, not a traceback
         with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
-            env = family.environment(instance, Path(workdir))
-            result = await arun_workflow(family.design(args.pattern, env), model, instance.prompt, seed=args.seed,
+            try:
+                env = family.environment(instance, Path(workdir))
+                design = family.design(args.pattern, env)
+            except Exception as exc:
+                raise task_bug("the task's environment or design", exc) from None
+            result = await arun_workflow(design, model, instance.prompt, seed=args.seed,
                                          options=RequestOptions(prompt_cache=args.prompt_cache))
-            score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
+            try:
+                score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
+            except Exception as exc:
+                raise task_bug("the task's scorer", exc) from None
             return result, score, graded
 
     result, score, graded = _run_checked(one)
@@ -91,6 +98,15 @@ def run(args: argparse.Namespace) -> int:
           f"(prompt cache {on_off_text(args.prompt_cache)})")
     print(f"latency:    {result.latency_s:.2f} s ({'modelled' if getattr(model, 'clock', None) else 'measured'})")
     return 0
+
+
+def task_bug(what: str, exc: Exception) -> CommandFailed:
+    """One line for an exception in the task's own code: what raised, where, and that it is not the model."""
+    from benchmarks.harness.code_errors import location
+
+    where = location(exc)
+    return CommandFailed(f"{what} raised {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                         f"{f' ({where})' if where else ''} — a bug in the task's code, not a model failure")
 
 
 def _run_checked(one: Any) -> Any:
