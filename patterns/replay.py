@@ -25,6 +25,7 @@ from anthropic.types import Message
 
 from ._http import httpx
 from .clock import VirtualClock, clock_of
+from .model import aclose_model
 from .redact import redact
 
 _SECRET_PARAM = re.compile(r"api_?key|header|auth|secret|password|credential", re.IGNORECASE)
@@ -80,6 +81,10 @@ class RecordingModel:
             raise
         self._append({"request": request, "response": _response_record(message)}, clock.now() - start)
         return message
+
+    async def aclose(self) -> None:
+        """Close the wrapped model's connections (`aclose_model`): recording must not leak the SDK's client."""
+        await aclose_model(self.inner)
 
     def _append(self, line: dict[str, Any], latency_s: float) -> None:
         line["latency_s"] = latency_s

@@ -277,3 +277,19 @@ def test_a_simulated_agent_run_replays_to_the_same_result(cassette: Path) -> Non
     recorded = agent(RecordingModel(load_model("sim:fault_rate=0.5,seed=2"), cassette))
     assert recorded["retries"] > 0  # the cassette holds errors as well as replies
     assert agent(load_model(f"replay:{cassette}")) == recorded  # events, usage, cost and latency too
+
+
+def test_a_recording_model_closes_the_model_it_wraps(tmp_path) -> None:
+    import asyncio
+
+    from patterns.model import aclose_model
+
+    class Closable:
+        closed = False
+
+        async def aclose(self) -> None:
+            self.closed = True
+
+    inner = Closable()
+    asyncio.run(aclose_model(RecordingModel(inner, tmp_path / "c.jsonl")))
+    assert inner.closed
