@@ -138,7 +138,8 @@ def _run_attributes(result: Result, operation: str) -> dict[str, Any]:
     return {"gen_ai.operation.name": operation, "gen_ai.agent.name": result.pattern, "wva.pattern": result.pattern,
             "wva.terminal": str(result.terminal), "wva.steps": result.steps, "wva.tool_calls": result.tool_calls,
             "gen_ai.usage.input_tokens": u.prompt_tokens, "gen_ai.usage.output_tokens": u.output_tokens,
-            "wva.cost_usd": result.cost_usd, "wva.retries": result.retries}
+            "wva.cost_usd": result.cost_usd, "wva.retries": result.retries,
+            "wva.usage_estimated_calls": result.estimated_calls or None}  # calls whose usage is a guess (usage.py)
 
 
 def _children(events: tuple[Event, ...], calls: list[_Call], result: Result,
@@ -185,7 +186,8 @@ def _chat_attributes(e: Event, call: _Call | None, content: bool) -> dict[str, A
     if u is not None:
         attrs.update({"gen_ai.usage.input_tokens": u.prompt_tokens, "gen_ai.usage.output_tokens": u.output_tokens,
                       "gen_ai.usage.cache_read.input_tokens": u.cache_read_tokens,
-                      "gen_ai.usage.cache_creation.input_tokens": u.cache_write_tokens})
+                      "gen_ai.usage.cache_creation.input_tokens": u.cache_write_tokens,
+                      "wva.usage_estimated": e.usage_estimated or None})  # the reply reported no usage
     if call is not None:
         attrs.update({"gen_ai.request.max_tokens": call.max_tokens, "gen_ai.response.id": call.response_id})
         if content and call.request is not None:
