@@ -177,3 +177,14 @@ def test_the_cli_takes_every_verdict_option(tmp_path: Path, capsys: pytest.Captu
     back = pd.read_csv(out / "criterion.csv").iloc[0]
     assert (back.comparator, back.margin, back.cost_margin, back.value_per_success) == ("route", 0.1, 0.2, 0.05)
     assert "net value" in back.reason and "criterion_pairs.csv" in capsys.readouterr().out
+
+
+def test_a_declared_comparator_is_judged_on_its_one_at_a_time_intervals() -> None:
+    """Named before the data, the one comparison needs no simultaneous interval: a workflow's claim that its
+    plain 90% interval supports is not withheld because the six-way interval is wider."""
+    from benchmarks.criterion.comparison import Pair
+    from benchmarks.criterion.verdict import decide_declared
+
+    plain = Pair("chain", 60, 0.0, 0.02, (-0.045, 0.045), (-0.035, 0.037), (-0.07, 0.07), (-0.054, 0.054),
+                 0.6, (0.55, 0.66), (0.5, 0.93))
+    assert decide_declared(plain).verdict == "workflow"

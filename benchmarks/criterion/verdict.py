@@ -18,7 +18,7 @@ interval it read.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -103,7 +103,12 @@ def best_workflow(pairs: list[Pair], costs: dict[str, float]) -> Pair:
 
 def decide_declared(p: Pair, margin: float = DEFAULT_MARGIN, cost_margin: float = DEFAULT_COST_MARGIN,
                     value: float | None = None) -> Verdict:
-    """The rule against one comparator named before the data (`p` on net value when `value` is set)."""
+    """The rule against one comparator named before the data (`p` on net value when `value` is set).
+
+    One comparison, so nothing is selected: every claim reads the one-at-a-time intervals. `p` may come from a
+    comparison with every workflow, whose simultaneous intervals are built for choosing among them; the rule
+    reads them for a workflow's claims, so they are set to the one-at-a-time ones here."""
+    p = replace(p, sim=p.ci, sim90=p.ci90, cost_sim=p.cost_ci)
     code = int(rule.decide(bounds_of([p]), margin, cost_margin)[0][0])
     return Verdict(rule.VERDICT[code], p.workflow, reason(code, margin, cost_margin, value, False, p),
                    p.ci, p.cost_ci, code)
