@@ -11,13 +11,13 @@ DEFAULT_MODEL = "sim:error_rate=0.1"
 # Instances per task of the default `wva bench`: the smallest count at which the default run's verdicts
 # held on seeds 0-3 (no family `agent` on one seed and `workflow` on another, every family the same on
 # all four). 20 was not enough: fanout, multihop and repair moved between a verdict and inconclusive.
-# Measured with `python -m benchmarks.stability verdicts --instances 20,60`; README "The criterion".
+# Measured with `python -m benchmarks.studies.stability verdicts --instances 20,60`; docs/criterion.md.
 DEFAULT_INSTANCES = 60
 
 SCORE_TIMEOUT_S = 60.0  # a scorer's own code, per trial (`--score-timeout`)
 # (a model grader's calls have their own timeouts)
 
 # The verdict's margins (`benchmarks.criterion.verdict`): five points of success, and a saving of 10% to count
-# as cheaper. README "The verdict".
+# as cheaper. docs/criterion.md, "The method".
 DEFAULT_MARGIN = 0.05
 DEFAULT_COST_MARGIN = 0.10

@@ -1,4 +1,4 @@
-"""The verdict's calibration figures quoted in the README, printed: `python -m tests.calibration_figures`.
+"""The verdict's calibration figures quoted in docs/criterion.md, printed: `python -m tests.calibration_figures`.
 
 The same simulations as tests/test_verdict_calibration.py, tests/test_cost_interval.py,
 tests/test_sequential.py and tests/test_planning.py (which assert bounds on them), with more tasks, so

@@ -1,4 +1,4 @@
-"""The perf scripts run and print their tables (correctness only: no figure is checked, see README "Performance")."""
+"""The perf scripts run and print their tables (correctness only: no figure is checked, see docs/performance.md)."""
 
 from __future__ import annotations
 

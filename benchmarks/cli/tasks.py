@@ -23,8 +23,8 @@ def describe_tasks() -> str:
         for key, param in cls.PARAMS.items():
             lines.append(f"    {f'{key}={param.default}':<28} {param.help}")
     lines.append("\nSet parameters as NAME:key=value,... (e.g. multihop:hops=1-6,depth=3); "
-                 "your own family: module.path:Class; your own data: path/to/task.toml (README: "
-                 "'Your own task from a data file'). Several tasks: multihop:hops=1-6,depth=3,support.")
+                 "your own family: module.path:Class; your own data: path/to/task.toml (docs/own-task.md). "
+                 "Several tasks: multihop:hops=1-6,depth=3,support.")
     return "\n".join(lines)
 
 

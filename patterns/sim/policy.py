@@ -145,7 +145,7 @@ class Decider:
         return ok
 
 
-CROWDING = 0.1  # every family's default: 3 decisions in one call err at 1.2 e each (README: SimModel knobs)
+CROWDING = 0.1  # every family's default: 3 decisions in one call err at 1.2 e each (docs/simulator.md: the physics)
 
 
 def crowded(decide: Decider, keys: int | Sequence[Key], crowding: float) -> list[bool]:

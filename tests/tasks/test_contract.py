@@ -1,5 +1,5 @@
-"""The contract every task family keeps: the five built-in families, the README's minimal family and a
-task file (examples/tickets/tickets.toml), one test each.
+"""The contract every task family keeps: the five built-in families, the minimal family
+(examples/minimal_family.py) and a task file (examples/tickets/tickets.toml), one test each.
 
 - instances are seeded: the same seed gives the same instances (and instance i does not depend on
   how many are asked for); another seed gives other instances. A task file's instances are its
