@@ -1,8 +1,8 @@
 """`wva bench --model openai:sim` against `wva sim-server`'s chat-completions endpoint agrees with `--model sim`.
 
 The same task families, knobs and seed; the suite is small (two families, every pattern), one
-trial per instance: the server's one SimModel keys its randomness by request content, so identical
-trials of one instance would share it there and not in process (each trial forks its own stream).
+trial per instance (each trial gets its own random stream through the wire as in process: the
+`x-wva-stream` header; docs/sim-server.md has the full-size measurement).
 For every pattern x task the two success rates' Wilson 95% intervals (summary.csv) must overlap.
 """
 
