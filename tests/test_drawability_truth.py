@@ -1,7 +1,7 @@
-"""Drawability on walks whose answer is known (`tests/synthetic_walks.py`): it ranks the four processes as
-stated where today's predictability does not, its threshold sits in the gap the synthetic processes
-leave, and its interval covers the true value at least 90 % of the time with trials correlated within
-instances."""
+"""Drawability on walks whose answer is known (`tests/synthetic_walks.py`): it ranks the five processes as
+stated (routing among five included) where the old predictability score does not, its threshold sits in the
+gap the synthetic processes leave, and its interval covers the true value at least 90 % of the time with
+trials correlated within instances."""
 
 from __future__ import annotations
 
