@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from benchmarks.cli.main import main
-from benchmarks.criterion.drawability import THRESHOLD
+from benchmarks.criterion.drawability import THRESHOLD, drawing_file, drawn_graph, learn_graph, to_json
 from benchmarks.criterion.drawability.walks import rounds_by_run, walked_graph
 from benchmarks.criterion.render import flips_of, format_verdicts
 from benchmarks.criterion.table import (
@@ -138,11 +138,14 @@ def test_no_recorded_walk_is_no_drawability_not_a_perfect_one(tmp_path: Path) ->
 
 def test_the_drawn_comparator_is_read_from_its_sub_folder(tmp_path: Path) -> None:
     rows = trials("chain", 30, 2, lambda i, t: i % 2, 0.001) + trials("agent", 30, 2, lambda i, t: True, 0.004)
-    folder = write_folder(tmp_path, rows)
+    walk = [["read"], ["write"]]
+    events = [e for r in rows if r["pattern"] == "agent" for e in agent_events(r["run_id"], walk)]
+    folder = write_folder(tmp_path, rows, events)
     before, before_pairs = criterion_tables(folder)
-    tested = [r for r in trials("agent", 30, 2, lambda i, t: True, 0.001) if r["instance"] >= "toy-0010"]
-    drawn = [r | {"pattern": "drawn", "run_id": "d" + r["run_id"]} for r in tested]
-    write_folder(folder / "drawn", drawn)
+    chosen, drawing = drawn_graph({f"toy-{i:04d}": [tuple(frozenset(r) for r in walk)] * 2 for i in range(30)})
+    tested = [r for r in trials("agent", 30, 2, lambda i, t: True, 0.001) if r["instance"] not in chosen]
+    write_folder(folder / "drawn", [r | {"pattern": "drawn", "run_id": "d" + r["run_id"]} for r in tested])
+    (folder / "drawn" / drawing_file("toy")).write_text(to_json(drawing, {"drawing_instances": chosen}))
     after, pairs = criterion_tables(folder)
     assert after.drop(columns="note").equals(before.drop(columns="note"))  # the default verdict ignores it
     assert list(pairs["workflow"]) == [*before_pairs["workflow"], "drawn"]
@@ -152,8 +155,11 @@ def test_the_drawn_comparator_is_read_from_its_sub_folder(tmp_path: Path) -> Non
     named = one(criterion_table(folder, comparator="drawn"))
     assert (named.comparator, named.instances, named.verdict) == ("drawn", 20, "inconclusive")
     assert named.pareto == before.iloc[0]["pareto"]  # the drawn graph is never on the sweep's front
-    missing = one(criterion_table(write_folder(tmp_path / "plain", rows), comparator="drawn"))
-    assert missing.note.startswith("no runs of the comparator drawn") and "benchmarks.studies.drawn" in missing.note
+    # a drawing the folder's walks no longer give (the bench was run again): its runs are not read
+    (folder / "drawn" / drawing_file("toy")).write_text(to_json(learn_graph([tuple(frozenset(r) for r in walk[:1])])))
+    stale = one(criterion_table(folder, comparator="drawn"))
+    assert stale.note.startswith("no runs of the comparator drawn") and "benchmarks.studies.run_drawn" in stale.note
+    assert "drawn" not in set(criterion_tables(folder)[1]["workflow"])
 
 
 def test_rounds_follow_the_model_calls() -> None:

@@ -62,7 +62,7 @@ class Cells:
     latency: str
     steps: str
     drawability: str  # with its 95% interval
-    drawing: str  # the drawn graph's size, e.g. "3 nodes, 5 edges, 1 loop (cap 3)"
+    drawing: str  # the drawn graph's size: "3 nodes, 5 edges, 1 loop; at most 3 ways on from a later step"
     prediction: str
     agrees: str  # "agrees" / "DISAGREES" / "n/a"
     price: str  # the price of the extra success, a clause ("" when there is none)
@@ -105,8 +105,9 @@ def drawing_text(row: Any) -> str:
     routes, cycles = _get(row, "graph_routes", math.nan), _get(row, "graph_revisited", math.nan)
     if _known(cycles) and cycles:
         parts.append(f"{_count(cycles, 'node')} revisited")
-    entry = f", {int(routes)} routes from the start" if _known(routes) and routes > 1 else ""
-    return f"{', '.join(parts)} (cap {_get(row, 'graph_cap', math.nan):.0f}{entry})"
+    if _known(routes) and routes > 1:
+        parts.append(f"{int(routes)} routes from the start")
+    return f"{', '.join(parts)}; at most {_get(row, 'graph_cap', math.nan):.0f} ways on from a later step"
 
 
 def price_clause(row: Any) -> str:

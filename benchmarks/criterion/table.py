@@ -48,7 +48,8 @@ from benchmarks.criterion.comparison import compare, compare_value, pairs_frame
 from benchmarks.criterion.deciding import MODES, Decided, decide_task
 from benchmarks.criterion.drawability import THRESHOLD, drawability_row, predict
 from benchmarks.criterion.drawability.walks import Round, rounds_by_run, walks_of_runs
-from benchmarks.criterion.read import criterion_inputs, load_inputs, read_success
+from benchmarks.criterion.drawn_runs import DrawnRuns
+from benchmarks.criterion.read import criterion_inputs, load_inputs
 from benchmarks.criterion.render import note
 from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
 from benchmarks.criterion.verdict import (
@@ -62,7 +63,6 @@ from benchmarks.criterion.verdict import (
     check_value,
 )
 from benchmarks.harness.atomic import write_atomic
-from benchmarks.harness.outputs import RUNS, read_runs
 from benchmarks.harness.stats import clustered_rate, percentile
 from benchmarks.names import DRAWN
 
@@ -164,7 +164,7 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: s
     flows = [p for p in stats if p not in ("agent", DRAWN) or (p == DRAWN and comparator == DRAWN)]
     if comparator not in (None, "declared", "selected") and comparator not in flows:
         row["note"] = row["reason"] = f"no runs of the comparator {comparator}" + (
-            " (the drawn graph runs with 'wva bench' unless --no-drawn, or 'python -m benchmarks.studies.drawn "
+            " (the drawn graph runs with 'wva bench' unless --no-drawn, or 'python -m benchmarks.studies.run_drawn "
             "DIR')" if comparator == DRAWN else "")
         return row, pd.DataFrame()
     row.update(cost_margin=options.cost_margin, value_per_success=options.value_per_success, price_side="")
@@ -190,16 +190,6 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: s
     return row, pd.concat(pairs, ignore_index=True)
 
 
-def drawn_runs(out_dir: str | Path) -> pd.DataFrame:
-    """The drawn graph's runs (`benchmarks.studies.drawn`) in the folder's `drawn/` sub-folder (none: empty)."""
-    sub = Path(out_dir) / DRAWN
-    if not (sub / RUNS).exists():
-        return pd.DataFrame(columns=COLUMNS_READ)
-    runs = read_runs(sub, COLUMNS_READ)
-    runs["success"] = read_success(runs["success"], sub / RUNS)
-    return runs[runs["pattern"] == DRAWN]
-
-
 def check_options(options: Options) -> Options:
     """The options with every value checked (a ValueError naming the flag otherwise)."""
     return Options(check_margin(options.margin), check_comparator(options.comparator),
@@ -217,14 +207,14 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     blocks, events, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
     specs = families.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
-    drawn = drawn_runs(out_dir)
+    drawn = DrawnRuns(out_dir, seed)
     rows, pairs = [], []
     for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
         agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
         rounds = rounds_by_run(events.of_runs(agents))
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
-                             (levels or {}).get(str(task), FIXED), drawn[drawn["task"] == task])
+                             (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds))
         rows.append(row)
         pairs.append(pair)
     df = pd.DataFrame(rows, columns=COLUMNS)

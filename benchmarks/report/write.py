@@ -134,7 +134,7 @@ def drawability_sentence(r: Any, c: render.Cells) -> str:
         many = getattr(r, "drawability_instances", 0) >= D + 2
         return "Drawability could not be measured: " + ("the folder recorded no walk of the agent (no events)."
                                                         if many else f"fewer than {D + 2} instances with walks.")
-    return (f"A graph drawn from the agent's walks on {int(r.drawability_d)} instances ({c.drawing}) covered "
+    return (f"A graph drawn from the agent's walks on {int(r.drawability_d)} instances — {c.drawing} — covered "
             f"**{c.drawability}** of its walks on the instances it had not seen (drawability, 95% CI over "
             f"{int(r.drawability_instances)} instances).")
 

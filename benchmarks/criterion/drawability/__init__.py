@@ -29,6 +29,7 @@ inside the gap, and the line was 0.70, the middle of 0.50–0.90 without them.)
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -71,6 +72,7 @@ __all__ = [
     "compile_drawing",
     "drawability",
     "drawability_row",
+    "drawing_file",
     "drawing_instances",
     "drawn_graph",
     "fits",
@@ -92,6 +94,12 @@ def predict(value: float, threshold: float = THRESHOLD) -> str | None:
     if math.isnan(value):
         return None
     return "workflow" if value >= threshold else "agent"
+
+
+def drawing_file(task: str) -> str:
+    """The file name of a task's drawing in a results folder's `drawn/` sub-folder (the task label made safe
+    for a file name: `multihop:hops=3` -> `multihop_hops_3.json`)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", task).strip("_") + ".json"
 
 
 def drawing_instances(instances: Sequence[str], d: int = D, seed: int = 0) -> list[str]:

@@ -166,13 +166,16 @@ def graph_size(graph: nx.DiGraph) -> GraphSize:
                      routes=graph.out_degree(START), cap=graph.graph["cap"])
 
 
-def to_json(graph: nx.DiGraph) -> str:
-    """The drawing as JSON (stable order): its settings, nodes with their bounds, edges with their counts."""
+def to_json(graph: nx.DiGraph, about: dict[str, Any] | None = None) -> str:
+    """The drawing as JSON (stable order): its settings, nodes with their bounds, edges with their counts;
+    `about` (what it was drawn from: task, instances, seed) is kept under its own key, which `from_json`
+    does not read."""
     nodes = [{"id": n, "tools": list(d["tools"]), "bound": d["bound"], "max_visits": d["max_visits"],
               "walks": d["walks"]} for n, d in sorted(graph.nodes(data=True)) if n not in (START, END)]
     edges = [{"source": u, "target": v, "walks": d["walks"]} for u, v, d in sorted(graph.edges(data=True))]
     settings = {k: graph.graph[k] for k in ("cap", "min_share", "routes", "walks")}
-    return json.dumps({"format": FORMAT, "version": 1, **settings, "nodes": nodes, "edges": edges}, indent=1)
+    return json.dumps({"format": FORMAT, "version": 1, **settings, "nodes": nodes, "edges": edges,
+                       **({"about": about} if about else {})}, indent=1)
 
 
 def from_json(text: str) -> nx.DiGraph:
