@@ -169,6 +169,12 @@ def config_of(out: Path, main: BenchConfig | None = None) -> BenchConfig | None:
 
 def run_drawn(out: Path, run: Callable[..., Any], main: BenchConfig | None = None, **hooks: Callable[..., Any]) -> \
         tuple[Any, list[str]]:
+    """`arun_drawn` from synchronous code."""
+    return asyncio.run(arun_drawn(out, run, main, **hooks))
+
+
+async def arun_drawn(out: Path, run: Callable[..., Any], main: BenchConfig | None = None,
+                     **hooks: Callable[..., Any]) -> tuple[Any, list[str]]:
     """Steps 1 and 2 for a bench's folder: (the drawn bench's outcome, or None when nothing was drawn or the
     model is a replay; lines to tell the user). `run` is the harness's `run_bench`, given by the caller (a
     command already holds it: passing it keeps this study off the harness's longest chain of imports);
@@ -182,7 +188,7 @@ def run_drawn(out: Path, run: Callable[..., Any], main: BenchConfig | None = Non
     config = replace(config, tasks=drawings.specs)
     for attempt in ({}, {"resume": True}, {"overwrite": True}):  # as it is; its missing trials; from scratch
         try:
-            return asyncio.run(run(replace(config, **attempt), **hooks)), [*drawings.skipped]
+            return await run(replace(config, **attempt), **hooks), [*drawings.skipped]
         except SweepRefused:
             if "overwrite" in attempt:
                 raise
