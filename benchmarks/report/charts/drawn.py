@@ -37,6 +37,8 @@ def drawn_chart(task: str, walks: Mapping[str, Sequence[Walk]], out: Path, seed:
     picture, data = (out / name for name in drawn_files(task))
     write_text_atomic(data, to_json(drawing))
     graph = Drawn(drawing, tools=ToolSet()).graph
+    # matplotlib draws a self-loop as a ring over its neighbours: the box's label says "≤k in a row" instead
+    graph.remove_edges_from([(u, v) for u, v in list(graph.edges) if u == v])
     draw_drawing(graph, drawing, task, len(chosen), picture)
     return picture, data
 
@@ -45,8 +47,10 @@ def draw_drawing(graph: nx.DiGraph, drawing: nx.DiGraph, task: str, drawn_from: 
     size = graph_size(drawing)
     width, height = figure_size(graph)
     fig, ax = plt.subplots(figsize=(max(8.0, width), height + 1.0))
+    routes = f"the start routes among {size.routes}; " if size.routes > 1 else ""
     draw(graph, ax, title=f"drawn from the agent's {drawing.graph['walks']} walks on {drawn_from} instances: "
-         f"{size.nodes} steps, {size.edges} edges, {size.loops} loops (at most {size.cap} ways on from a step)")
+         f"{size.nodes} steps, {size.edges} edges, {size.loops} loops ({routes}at most {size.cap} ways on from a "
+         "later step)")
     fig.suptitle(f"{task}: the graph drawn from the agent's walks, as a workflow", fontsize=12, fontweight="bold")
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     fig.savefig(path, dpi=110)
