@@ -1,6 +1,10 @@
 """Names the command line needs before anything heavy is imported (so `wva --help` stays fast)."""
 
 PATTERNS = ("single", "chain", "route", "orchestrate", "parallel", "evaluate_optimize", "agent")
+# The graph drawn from the agent's walks on a few instances, compiled into a workflow and run on the others
+# (`benchmarks.studies.drawn`, into a results folder's `drawn/` sub-folder): a comparator, never one of the
+# seven patterns a family designs, so `wva bench`'s own runs.csv is unchanged by it.
+DRAWN = "drawn"
 DEFAULT_TASKS = ("pipeline", "support", "fanout", "multihop", "repair")
 
 # The default model of `wva bench`, `run` and `sweep`: the simulator getting one decision in ten wrong.

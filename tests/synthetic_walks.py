@@ -1,4 +1,4 @@
-"""Synthetic agent walks from four processes whose answer is known, for drawability to be tested on.
+"""Synthetic agent walks from five processes whose answer is known, for drawability to be tested on.
 
 Each process generates, per instance, one walk per trial; an instance's trials share what the input
 decides (its path, its loop count, its branch, its transition table), so trials are correlated within
@@ -11,6 +11,9 @@ instances the way an agent's are. A walk is a tuple of rounds, each a frozenset 
   now and then), then summarise. Drawable: "read, at most 7 times".
 - `branching`: classify, then one of three handlers chosen by the input (shares 0.5, 0.3, 0.2), then
   reply; now and then a handler's call is retried. Drawable once the three branches have been seen.
+- `routing`: the input decides, before any tool is called, which of four to six lookups to make (shares
+  0.3, 0.25, 0.2, 0.15, 0.1 by default), then reply; now and then a lookup is retried. Drawable: a router
+  among five ("an order question is tracked, a billing one invoiced"), once the routes have been seen.
 - `open_ended`: five tools, the next one depending on what the last one found: each instance has its own
   first-tool distribution and transition table (Dirichlet(0.3) rows), and a trial walks 3 to 6 rounds.
   Not drawable: the next step cannot be written down before the input is seen.
@@ -77,6 +80,18 @@ def branching(rng: np.random.Generator, instances: int, trials: int, shares: tup
     return out
 
 
+def routing(rng: np.random.Generator, instances: int, trials: int,
+            shares: tuple[float, ...] = (0.3, 0.25, 0.2, 0.15, 0.1), error: float = 0.05) -> Walks:
+    """The input decides, before any tool is called, which of several lookups to make (a ticket about an order
+    is tracked, one about a bill is invoiced); then the reply. A router among five."""
+    lookups = ("get_account", "track_order", "get_invoice", "search_kb", "get_plan", "get_device")[: len(shares)]
+    out: Walks = {}
+    for i in range(instances):
+        lookup = _one(lookups[int(rng.choice(len(shares), p=shares))])
+        out[f"route-{i:04d}"] = [(*_retried(lookup, error, rng), _one("reply")) for _ in range(trials)]
+    return out
+
+
 def open_ended(rng: np.random.Generator, instances: int, trials: int, tools: int = 5, shortest: int = 3,
                longest: int = 6, concentration: float = 0.3) -> Walks:
     names = [_one(f"tool_{k}") for k in range(tools)]
@@ -105,7 +120,8 @@ class Process:
 
 
 PROCESSES = (Process("retries", True, retries), Process("bounded_loop", True, bounded_loop),
-             Process("branching", True, branching), Process("open_ended", False, open_ended))
+             Process("branching", True, branching), Process("routing", True, routing),
+             Process("open_ended", False, open_ended))
 
 
 def sample(process: Process, instances: int, trials: int = 3, seed: int = 0) -> Walks:
@@ -119,6 +135,8 @@ GRID: tuple[tuple[str, bool, dict[str, Any]], ...] = (
     *(("retries", True, {"error": e}) for e in (0.02, 0.05, 0.1, 0.2, 0.3)),
     *(("bounded_loop", True, {"most": m}) for m in (2, 4, 6, 10, 15)),
     *(("branching", True, {"shares": s}) for s in ((0.5, 0.5), (0.5, 0.3, 0.2), (0.34, 0.33, 0.33), (0.8, 0.15, 0.05))),
+    *(("routing", True, {"shares": s}) for s in ((0.25,) * 4, (0.2,) * 5, (0.3, 0.25, 0.2, 0.15, 0.1),
+                                                  (0.4, 0.3, 0.15, 0.1, 0.05))),
     *(("open_ended", False, {"tools": t, "shortest": a, "longest": b})
       for t in (3, 4, 5, 6) for a, b in ((2, 4), (3, 6), (2, 8))),
 )

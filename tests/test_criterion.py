@@ -1,5 +1,5 @@
-"""The criterion: predictability, the paired bootstrap, the graph fit and the verdict, on synthetic data
-whose right answer is known by construction."""
+"""The criterion: drawability from recorded walks, the drawn comparator's rows, the paired bootstrap and
+the verdict, on synthetic data whose right answer is known by construction."""
 
 from __future__ import annotations
 
@@ -9,18 +9,19 @@ import random
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 import pandas as pd
 import pytest
 
 from benchmarks.cli.main import main
-from benchmarks.criterion import predictability as pr
+from benchmarks.criterion.drawability import THRESHOLD, drawing_file, drawn_graph, learn_graph, to_json
+from benchmarks.criterion.drawability.walks import rounds_by_run, walked_graph
 from benchmarks.criterion.render import flips_of, format_verdicts
 from benchmarks.criterion.table import (
     COLUMNS,
     PAIRS,
     agrees,
     criterion_table,
+    criterion_tables,
     predict,
     write_criterion,
 )
@@ -99,11 +100,11 @@ def test_identical_results_over_few_instances_are_not_called_equivalent(tmp_path
     assert r.verdict == "inconclusive" and r.diff_ci_low == pytest.approx(-r.diff_ci_high)
     rows = trials("single", 200, 3, lambda i, t: True, 0.001) + trials("agent", 200, 3, lambda i, t: True, 0.001)
     r = one(criterion_table(write_folder(tmp_path / "many", rows)))
-    assert r.verdict == "either" and bool(r.agrees) is True
+    assert r.verdict == "either"
 
 
 def test_the_chapter_prediction_and_agreement() -> None:
-    assert predict(0.9) == "workflow" and predict(0.1) == "agent" and predict(math.nan) is None
+    assert predict(THRESHOLD) == "workflow" and predict(THRESHOLD - 0.01) == "agent" and predict(math.nan) is None
     assert agrees("workflow", "workflow") is True and agrees("agent", "workflow") is False
     assert agrees("either", "agent") is True and agrees("inconclusive", "agent") is None
 
@@ -115,106 +116,57 @@ def test_pareto_front() -> None:
     assert pareto_front(pts) == ["d", "a", "c"]
 
 
-def small_chain() -> nx.DiGraph:
-    g = nx.DiGraph()
-    g.add_node("input", kind="io")
-    g.add_node("read", kind="tool", tools=("read",))
-    g.add_node("think", kind="llm")
-    g.add_node("act", kind="tool", tools=("write", "check"))
-    g.add_node("output", kind="io")
-    nx.add_path(g, ["input", "read", "think", "act", "output"])
-    return g
-
-
-def test_graph_fit_on_a_chain() -> None:
-    g = small_chain()
-    assert pr.fits(g, ["read", "write"]) and pr.fits(g, [["read"], ["write", "check"]])
-    assert not pr.fits(g, ["write", "read"])  # wrong order
-    assert not pr.fits(g, ["read"])  # stopped short of a fixed step
-    assert not pr.fits(g, ["read", "write", "check"])  # one round more than the graph has
-    assert not pr.fits(g, ["read", "delete"])  # a tool the node does not offer
-    assert not pr.fits(g, [])
-
-
-def test_graph_fit_with_a_loop_a_dynamic_node_and_an_optional_branch() -> None:
-    loop = nx.DiGraph()
-    loop.add_nodes_from([("input", {"kind": "io"}), ("gen", {"kind": "llm"}), ("output", {"kind": "io"}),
-                         ("t", {"kind": "tool", "tools": ("x",)}), ("judge", {"kind": "code"})])
-    nx.add_path(loop, ["input", "gen", "t", "judge", "output"])
-    loop.add_edge("judge", "gen")
-    assert pr.fits(loop, ["x", "x", "x"])
-    dyn = small_chain()
-    dyn.nodes["read"]["dynamic"] = True
-    assert pr.fits(dyn, ["read", "read", "read", "check"])
-    dyn.add_edge("think", "output")  # the model may answer without acting
-    assert pr.fits(dyn, ["read"])
-
-
-def test_predictability_is_high_for_identical_paths_and_low_for_varied_ones() -> None:
-    same = [[("lookup",), ("answer",)]] * 12
-    assert pr.path_entropy([pr.shape(w) for w in same]) == 0.0
-    assert pr.steps_cv([3] * 12) == 0.0
-    assert pr.score(0.0, 0.0, 1.0) == 1.0
-    varied = [[("lookup",)] * (1 + i % 6) for i in range(12)] + [[("a",), ("b",)], [("b",), ("a",)]]
-    entropy = pr.path_entropy([pr.shape(w) for w in varied])
-    cv = pr.steps_cv([len(w) + 1 for w in varied])
-    assert entropy > 0.6 and cv > 0.3
-    assert pr.score(cv, entropy, 0.1) < 0.35
-    assert pr.score(0.5, math.log(2), math.nan) == pytest.approx(0.5)  # the fit unknown: the mean of the rest
-
-
-def test_the_path_entropy_is_chao_shen_corrected() -> None:
-    # by hand: counts (3, 3): coverage 1, p = 1/2, each term -p ln p / (1 - (1 - p)^6)
-    assert pr.chao_shen([3, 3]) == pytest.approx(2 * (0.5 * math.log(2)) / (1 - 0.5 ** 6))
-    # counts (2, 1): one singleton in 3, coverage 2/3, so p = 4/9 and 2/9, each weighted by 1 / (1 - (1 - p)^3)
-    assert pr.chao_shen([2, 1]) == pytest.approx(1.0662, abs=1e-4)
-    assert pr.chao_shen([7]) == 0.0 and pr.chao_shen([1]) == 0.0
-    assert pr.effective_paths(pr.chao_shen([1000, 1000])) == pytest.approx(2, abs=0.01)
-
-
-def test_the_path_part_does_not_drift_with_the_number_of_runs() -> None:
-    # a known distribution of 8 paths: its true effective number is exp(entropy)
-    rng = random.Random(7)
-    probs = [0.4, 0.2, 0.12, 0.1, 0.08, 0.05, 0.03, 0.02]
-    truth = 1 / math.exp(-sum(p * math.log(p) for p in probs))
-
-    def mean_part(n: int, reps: int) -> float:
-        parts = [1 / pr.effective_paths(pr.path_entropy(rng.choices(range(8), probs, k=n))) for _ in range(reps)]
-        return sum(parts) / reps
-
-    small, large = mean_part(60, 300), mean_part(600, 100)
-    assert abs(small - large) < 0.03 and abs(large - truth) < 0.02, (small, large, truth)
-
-
-def test_the_score_interval_resamples_instances() -> None:
-    same = [(str(i % 10), 3.0, ("a",), 1.0) for i in range(30)]
-    assert pr.score_interval(same) == (1.0, 1.0)
-    mixed = [(str(i % 10), 2.0 + i % 4, ("a",) * (i % 3), float(i % 2)) for i in range(60)]
-    low, high = pr.score_interval(mixed)
-    assert low < pr.measure(mixed)[3] < high
-    assert math.isnan(pr.score_interval(same[:1])[0])  # one instance: nothing to resample
-
-
-def test_predictability_from_recorded_traces(tmp_path: Path) -> None:
-    rows = trials("chain", 10, 2, lambda i, t: True, 0.001) + trials("agent", 10, 2, lambda i, t: True, 0.002)
+def test_drawability_from_recorded_traces(tmp_path: Path) -> None:
+    rows = trials("chain", 20, 2, lambda i, t: True, 0.001) + trials("agent", 20, 2, lambda i, t: True, 0.002)
     same = [e for r in rows if r["pattern"] == "agent" for e in agent_events(r["run_id"], [["read"], ["write"]])]
     r = one(criterion_table(write_folder(tmp_path / "same", rows, same)))
-    assert r.steps_cv == 0 and r.path_entropy == 0 and r.predictability == 1.0  # the fit: unknown family
-    varied, agent = [], []
-    for j, row in enumerate(r2 for r2 in rows if r2["pattern"] == "agent"):
-        walk = [["read"]] * (1 + j % 5) + ([["write", "check"]] if j % 2 else [["check"]])
-        agent.append({**row, "steps": len(walk) + 1})
-        varied += agent_events(row["run_id"], walk)
-    rows2 = [r2 for r2 in rows if r2["pattern"] != "agent"] + agent
-    r = one(criterion_table(write_folder(tmp_path / "varied", rows2, varied)))
-    assert r.predictability < 0.5 and r.chapter_prediction == "agent"
+    assert r.drawability == 1.0 and r.chapter_prediction == "workflow" and r.drawability_d == 10
+    assert (r.graph_nodes, r.graph_edges, r.graph_loops, r.graph_routes, r.graph_cap) == (2, 3, 0, 1, 3)
+    rng, varied = random.Random(3), []  # every trial its own order of four tools: no graph foretells it
+    for row in (r2 for r2 in rows if r2["pattern"] == "agent"):
+        varied += agent_events(row["run_id"], [[t] for t in rng.sample(["a", "b", "c", "d"], 4)])
+    r = one(criterion_table(write_folder(tmp_path / "varied", rows, varied)))
+    assert r.drawability_ci_high < THRESHOLD and r.chapter_prediction == "agent"
+
+
+def test_no_recorded_walk_is_no_drawability_not_a_perfect_one(tmp_path: Path) -> None:
+    rows = trials("chain", 20, 2, lambda i, t: True, 0.001) + trials("agent", 20, 2, lambda i, t: True, 0.002)
+    r = one(criterion_table(write_folder(tmp_path, rows)))  # no events at all
+    assert math.isnan(r.drawability) and math.isnan(r.graph_nodes) and pd.isna(r.chapter_prediction)
+    assert r.verdict in ("workflow", "agent", "either", "inconclusive")
+
+
+def test_the_drawn_comparator_is_read_from_its_sub_folder(tmp_path: Path) -> None:
+    rows = trials("chain", 30, 2, lambda i, t: i % 2, 0.001) + trials("agent", 30, 2, lambda i, t: True, 0.004)
+    walk = [["read"], ["write"]]
+    events = [e for r in rows if r["pattern"] == "agent" for e in agent_events(r["run_id"], walk)]
+    folder = write_folder(tmp_path, rows, events)
+    before, before_pairs = criterion_tables(folder)
+    chosen, drawing = drawn_graph({f"toy-{i:04d}": [tuple(frozenset(r) for r in walk)] * 2 for i in range(30)})
+    tested = [r for r in trials("agent", 30, 2, lambda i, t: True, 0.001) if r["instance"] not in chosen]
+    write_folder(folder / "drawn", [r | {"pattern": "drawn", "run_id": "d" + r["run_id"]} for r in tested])
+    (folder / "drawn" / drawing_file("toy")).write_text(to_json(drawing, {"drawing_instances": chosen}))
+    after, pairs = criterion_tables(folder)
+    assert after.drop(columns="note").equals(before.drop(columns="note"))  # the default verdict ignores it
+    assert list(pairs["workflow"]) == [*before_pairs["workflow"], "drawn"]
+    row = pairs[pairs["workflow"] == "drawn"].iloc[0]
+    assert row["instances"] == 20 and row["workflow_success"] == 1.0 and row["agent_success"] == 1.0
+    assert row["cost_ratio"] == pytest.approx(0.25) and row["workflow_cost"] == pytest.approx(0.001)
+    named = one(criterion_table(folder, comparator="drawn"))
+    assert (named.comparator, named.instances, named.verdict) == ("drawn", 20, "inconclusive")
+    assert named.pareto == before.iloc[0]["pareto"]  # the drawn graph is never on the sweep's front
+    # a drawing the folder's walks no longer give (the bench was run again): its runs are not read
+    (folder / "drawn" / drawing_file("toy")).write_text(to_json(learn_graph([tuple(frozenset(r) for r in walk[:1])])))
+    stale = one(criterion_table(folder, comparator="drawn"))
+    assert stale.note.startswith("no runs of the comparator drawn") and "benchmarks.studies.run_drawn" in stale.note
+    assert "drawn" not in set(criterion_tables(folder)[1]["workflow"])
 
 
 def test_rounds_follow_the_model_calls() -> None:
     events = [*agent_events("r1", [["a", "b"], ["c"]]), {"run_id": "w", "kind": "tool_call",
                                                           "gen_ai.tool.name": "fixed"}]
-    assert pr.rounds_by_run(events) == {"r1": [("a", "b"), ("c",)], "w": [("fixed",)]}
-    walked = pr.walked_graph([[("a",), ("a",)], [("a",)]])
+    assert rounds_by_run(events) == {"r1": [("a", "b"), ("c",)], "w": [("fixed",)]}
+    walked = walked_graph([[("a",), ("a",)], [("a",)]])
     assert walked.edges["a", "a"]["count"] == 1 and walked.edges["input", "a"]["count"] == 2
     assert walked.nodes["a"]["calls"] == 3
 

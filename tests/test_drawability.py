@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from benchmarks.criterion.drawability import (
     END,
     START,
+    THRESHOLD,
     drawability,
     drawability_row,
     drawing_instances,
@@ -76,6 +77,20 @@ def test_a_self_loop_and_the_answer_count_against_the_cap() -> None:
     assert sorted(learn_graph(walks, cap=2).successors("a")) == ["a", "c"]
 
 
+def test_the_entry_is_a_routing_table_not_held_to_the_cap() -> None:
+    firsts = ["a", "b", "c", "d", "e"]
+    walks = [w(f, "z") for f in firsts] * 4
+    g = learn_graph(walks)
+    assert sorted(g.successors(START)) == ["a", "b", "c", "d", "e"] and graph_size(g).routes == 5
+    assert all(fits(g, x) for x in walks)
+    assert sorted(learn_graph(walks, routes=2).successors(START)) == ["a", "b"]
+    # after a step the cap holds: the same five choices after `x` keep three
+    after = [w("x", f, "z") for f in firsts] * 4
+    assert len(list(learn_graph(after).successors("x"))) == 3
+    with pytest.raises(ValueError, match="routes"):
+        learn_graph(walks, routes=0)
+
+
 def test_a_walk_without_a_round_goes_from_start_to_end() -> None:
     g = learn_graph([(), w("a")] * 3)
     assert g.has_edge(START, END) and fits(g, ()) and fits(g, w("a"))
@@ -89,21 +104,26 @@ def test_bad_settings_are_refused() -> None:
         learn_graph([w("a")], min_share=1.0)
 
 
-def test_the_graph_round_trips_through_json() -> None:
-    g = learn_graph([w("read+check", "fix", "check", "fix", "check"), w("read+check", "fix", "fix", "check")] * 3)
+@pytest.mark.parametrize("routes", [None, 2])
+def test_the_graph_round_trips_through_json(routes: int | None) -> None:
+    g = learn_graph([w("read+check", "fix", "check", "fix", "check"), w("read+check", "fix", "fix", "check")] * 3,
+                    routes=routes)
     back = from_json(to_json(g))
     assert sorted(back.edges(data=True)) == sorted(g.edges(data=True))
     assert dict(back.nodes(data=True)) == dict(g.nodes(data=True)) and back.graph == g.graph
     assert to_json(back) == to_json(g)
 
 
-@pytest.mark.parametrize("text", ["{}", "not json", '{"format": "wva-drawn-graph", "version": 1}',
-                                  '{"format": "wva-drawn-graph", "version": 1, "cap": 3, "min_share": 0, "walks": 1, '
-                                  '"nodes": [], "edges": [{"source": "start", "target": "x", "walks": 1}]}',
-                                  '{"format": "wva-drawn-graph", "version": 1, "cap": "x", "min_share": 0, "walks": 1}',
-                                  '{"format": "wva-drawn-graph", "version": 1, "cap": 3, "min_share": 0, "walks": 1, '
-                                  '"nodes": [{"id": "a", "tools": ["a"], "bound": 0, "max_visits": 1, "walks": 1}]}',
-                                  "[1, 2]"])
+HEAD = '{"format": "wva-drawn-graph", "version": 1, '
+SETTINGS = '"cap": 3, "min_share": 0, "routes": null, "walks": 1, '
+
+
+@pytest.mark.parametrize("text", [
+    "{}", "not json", HEAD[:-2] + "}",
+    HEAD + SETTINGS + '"nodes": [], "edges": [{"source": "start", "target": "x", "walks": 1}]}',
+    HEAD + '"cap": "x", "min_share": 0, "routes": null, "walks": 1}',
+    HEAD + SETTINGS + '"nodes": [{"id": "a", "tools": ["a"], "bound": 0, "max_visits": 1, "walks": 1}]}',
+    "[1, 2]"])
 def test_a_bad_json_graph_is_one_clear_value_error(text: str) -> None:
     with pytest.raises(ValueError, match=r"^bad drawn graph: ") as info:
         from_json(text)
@@ -116,15 +136,17 @@ walk_lists = st.lists(st.lists(st.lists(labels, max_size=6).map(lambda r: w(*r))
 
 
 @settings(max_examples=60, deadline=None)
-@given(walk_lists, st.integers(1, 3), st.sampled_from([0.0, 0.05, 0.3]), st.integers(0, 99))
+@given(walk_lists, st.integers(1, 3), st.sampled_from([0.0, 0.05, 0.3]), st.sampled_from([None, 1, 2]),
+       st.integers(0, 99))
 def test_the_array_version_agrees_with_learn_graph_and_fits(instances: list[list[tuple[frozenset[str], ...]]],
-                                                             cap: int, share: float, seed: int) -> None:
+                                                             cap: int, share: float, routes: int | None,
+                                                             seed: int) -> None:
     walks = {f"i{k}": ws for k, ws in enumerate(instances)}
     drawing = drawing_sets(len(walks), 2, seed=seed)[:8]
-    shares = fit_shares(encode(walks), drawing, cap=cap, min_share=share)
+    shares = fit_shares(encode(walks), drawing, cap=cap, min_share=share, routes=routes)
     for row, got in zip(drawing, shares, strict=True):
         g = learn_graph([x for k, ws in zip(row, walks.values(), strict=True) if k for x in ws], cap=cap,
-                        min_share=share)
+                        min_share=share, routes=routes)
         want = [sum(fits(g, x) for x in ws) / len(ws) for ws in walks.values()]
         assert np.allclose(got, want)
 
@@ -173,7 +195,7 @@ def test_the_row_the_criterion_will_add() -> None:
     assert row["drawability_ci_low"] <= row["drawability"] <= row["drawability_ci_high"]
     assert row["chapter_prediction"] == "workflow" and row["graph_nodes"] == 3 and row["graph_loops"] == 1
     assert math.isnan(drawability_row(sample(PROCESSES[1], 5))["graph_nodes"])
-    assert predict(0.69) == "agent" and predict(0.7) == "workflow" and predict(math.nan) is None
+    assert predict(THRESHOLD - 0.01) == "agent" and predict(THRESHOLD) == "workflow" and predict(math.nan) is None
 
 
 def test_the_drawing_instances_are_seeded_and_ignore_order() -> None:

@@ -1,38 +1,28 @@
-"""Drawability on walks whose answer is known (`tests/synthetic_walks.py`): it ranks the four processes as
-stated where today's predictability does not, its threshold sits in the gap the synthetic processes
-leave, and its interval covers the true value at least 90 % of the time with trials correlated within
-instances."""
+"""Drawability on walks whose answer is known (`tests/synthetic_walks.py`): it ranks the five processes as
+stated (routing among five included), its threshold sits in the gap the synthetic processes leave, and its
+interval covers the true value at least 90 % of the time with trials correlated within instances."""
 
 from __future__ import annotations
 
-import math
 from functools import cache
 
 import numpy as np
 import pytest
 
-from benchmarks.criterion import predictability as pr
 from benchmarks.criterion.drawability import THRESHOLD, D, drawability
 from benchmarks.criterion.drawability.table import encode, fit_shares
-from tests.synthetic_walks import GRID, PROCESSES, Process, Walks, grid_sample, sample
+from tests.synthetic_walks import GRID, PROCESSES, Process, grid_sample, sample
 
 BY_NAME = {p.name: p for p in PROCESSES}
 
 
-def predictability(walks: Walks) -> float:
-    """Today's score (benchmarks.criterion.predictability) of the same walks: steps = rounds + the answer's call."""
-    runs = [(i, float(len(x) + 1), pr.shape([sorted(r) for r in x]), math.nan) for i, ws in walks.items() for x in ws]
-    return pr.measure(runs)[3]
-
-
-def test_drawability_ranks_the_processes_as_stated_and_predictability_does_not() -> None:
+def test_drawability_ranks_the_processes_as_stated() -> None:
+    """(The old predictability score did not: it scored a bounded loop 0.41 and open-ended walks 0.37, both
+    on the agent side of its 0.5 line.)"""
     got = {p.name: drawability(sample(p, 60, seed=11)) for p in PROCESSES}
-    pred = {p.name: predictability(sample(p, 60, seed=11)) for p in PROCESSES}
-    for name in ("retries", "bounded_loop", "branching"):
-        assert got[name].low > THRESHOLD > got["open_ended"].high, (name, got)
-    # today's score puts the bounded loop on the agent side of its own 0.5 line, next to the open-ended walks
-    assert pred["bounded_loop"] < 0.5 and pred["open_ended"] < 0.5
-    assert abs(pred["bounded_loop"] - pred["open_ended"]) < 0.1, pred
+    for process in PROCESSES:
+        if process.drawable:
+            assert got[process.name].low > THRESHOLD > got["open_ended"].high, (process.name, got)
 
 
 def test_the_threshold_is_in_the_middle_of_the_gap_the_synthetic_processes_leave() -> None:

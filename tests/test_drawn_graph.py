@@ -12,7 +12,7 @@ import matplotlib
 import pytest
 
 from benchmarks.criterion.drawability import compile_drawing, fits, from_json, learn_graph, to_json, walk_of
-from benchmarks.criterion.predictability import rounds_by_run
+from benchmarks.criterion.drawability.walks import rounds_by_run
 from benchmarks.tasks.registry import load_task
 from patterns import ScriptedModel, Terminal, ToolSet, message, tool
 from patterns.events import Kind

@@ -165,9 +165,9 @@ def test_a_sweep_whose_every_trial_failed_exits_1_and_gives_no_verdict(
                      "1", "--patterns", "single,chain,agent", "--quiet", "--out", str(tmp_path / "out")])
     captured = capsys.readouterr()
     assert code == 1 and "every trial failed" in captured.err and "AuthenticationError" in captured.err
-    assert "pipeline: no data (no model call succeeded" in captured.out and "predictability" not in captured.out
+    assert "pipeline: no data (no model call succeeded" in captured.out and "drawability" not in captured.out
     criterion = pd.read_csv(tmp_path / "out" / "criterion.csv")
-    assert criterion["verdict"].tolist() == ["no data"] and criterion["predictability"].isna().all()
+    assert criterion["verdict"].tolist() == ["no data"] and criterion["drawability"].isna().all()
 
 
 @pytest.mark.parametrize("where", ["file/below", "file"])

@@ -109,5 +109,5 @@ def test_wva_criterion_reads_such_a_folder(tmp_path: Path, capsys: pytest.Captur
     folder = write_scenario(tmp_path, Scenario(3, 20, uniform(0.7)), seed=16)
     assert main(["criterion", str(folder)]) == 0
     back = pd.read_csv(folder / "criterion.csv")
-    assert list(back["task"]) == ["synth-000", "synth-001", "synth-002"] and back["fit_share"].isna().all()
+    assert list(back["task"]) == ["synth-000", "synth-001", "synth-002"] and back["drawability"].isna().all()
     assert back["comparator_mode"].str.startswith("selected").all() and "synth-002" in capsys.readouterr().out

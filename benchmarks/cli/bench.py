@@ -81,6 +81,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="seconds a scorer's own code may take per trial (default: 60); past it the trial is "
                    "recorded as ScorerError:Timeout")
     add_verdict_options(p)  # how the verdicts printed at the end are reached
+    p.add_argument("--no-drawn", action="store_true",
+                   help="skip the drawn comparator: the graph drawn from the agent's walks on 10 instances, run on "
+                   "the others into OUT/drawn/ (python -m benchmarks.studies.run_drawn OUT runs it later)")
     return p
 
 
@@ -116,6 +119,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if "bar" in progress:
             progress["bar"].close()
+    from benchmarks.cli.drawn import drawn_step
+
+    drawn_step(args, config, outcome, warn, run_bench)
     close_tracing()  # flushes the spans still queued for the exporter
     report(outcome, notes, verdict_options(args))
     failed = failed_sweep(outcome)

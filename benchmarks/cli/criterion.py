@@ -16,14 +16,17 @@ if TYPE_CHECKING:  # pandas is imported where a table is made: `wva --help` must
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "criterion", help="test the workflow-or-agent rule on a results folder; write criterion.csv",
-        description="Per task: how predictable the agent's own traces are (with a 95%% CI), the agent against a "
-        "comparator workflow (declared by the family, named, or selected without bias): the paired success "
-        "difference with the 97.5%% CI the rule reads (clustered by instance), the cost ratio with its 95%% CI, "
+        description="Per task: drawability — the share of unseen instances' agent walks that a graph drawn from "
+        "the agent's walks on 10 other instances covers (with a 95% CI) — and the drawn graph's size; the agent "
+        "against a comparator workflow (declared by the family, named, selected without bias, or 'drawn': the "
+        "drawn graph run as a workflow on the instances it was not drawn from, DIR/drawn/): the paired success "
+        "difference with the 97.5% CI the rule reads (clustered by instance), the cost ratio with its 95% CI, "
         "latency and steps ratios, the Pareto front, the price of an extra success where the more successful side "
         "costs more; the verdict by a symmetric, monotone rule with a success margin and a cost margin (or by net "
-        "value per trial, with --value-per-success); the chapter's prediction from "
-        "predictability alone, and whether they agree. Prints the table, writes DIR/criterion.csv and "
-        "DIR/criterion_pairs.csv (the agent against every workflow, with simultaneous intervals).")
+        "value per trial, with --value-per-success); the chapter's prediction from drawability alone (workflow at "
+        "or above a threshold chosen on synthetic walks), and whether they agree. Prints the table, writes "
+        "DIR/criterion.csv and DIR/criterion_pairs.csv (the agent against every workflow, with simultaneous "
+        "intervals).")
     p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench'")
     add_verdict_options(p)
     return p

@@ -17,7 +17,7 @@ of that pattern's comparisons only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,11 @@ class Pair:
     cost_ratio: float  # workflow / agent, mean cost per trial over the paired instances; NaN when unknown
     cost_ci: tuple[float, float]
     cost_sim: tuple[float, float]
+    # the two sides over the paired instances (mean over instances of each one's mean over its trials)
+    agent_success: float = float("nan")
+    workflow_success: float = float("nan")
+    agent_cost: float = float("nan")
+    workflow_cost: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,15 @@ def compare(g: pd.DataFrame, workflows: list[str], seed: int = 0, levels: Levels
     """Every workflow against the agent, each on the instances both ran (module docstring)."""
     t = tables(g, ["agent", *workflows])
     success, cost = t.arrays(["agent", *workflows])
-    return _pairs(workflows, bounds(success, cost, levels, seed))
+    return [_with_sides(p, t) for p in _pairs(workflows, bounds(success, cost, levels, seed))]
+
+
+def _with_sides(p: Pair, t: Tables) -> Pair:
+    """The pair with each side's success and cost over the instances it was paired on."""
+    both = t.success["agent"].notna() & t.success[p.workflow].notna()
+    s, c = t.success[both], t.cost[both]
+    return replace(p, agent_success=float(s["agent"].mean()), workflow_success=float(s[p.workflow].mean()),
+                   agent_cost=float(c["agent"].mean()), workflow_cost=float(c[p.workflow].mean()))
 
 
 def compare_value(g: pd.DataFrame, workflows: list[str], value: float, seed: int = 0,
@@ -96,7 +109,9 @@ def compare_value(g: pd.DataFrame, workflows: list[str], value: float, seed: int
 def pairs_frame(task: str, pairs: list[Pair], values: list[Pair] | None = None) -> pd.DataFrame:
     """`criterion_pairs.csv` rows for one task: every workflow against the agent."""
     rows = [{
-        "task": task, "workflow": p.workflow, "instances": p.instances, "success_diff": p.diff, "diff_se": p.se,
+        "task": task, "workflow": p.workflow, "instances": p.instances, "agent_success": p.agent_success,
+        "workflow_success": p.workflow_success, "agent_cost": p.agent_cost, "workflow_cost": p.workflow_cost,
+        "success_diff": p.diff, "diff_se": p.se,
         "diff_ci_low": p.ci[0], "diff_ci_high": p.ci[1], "diff_sim_low": p.sim[0], "diff_sim_high": p.sim[1],
         "cost_ratio": p.cost_ratio, "cost_ci_low": p.cost_ci[0], "cost_ci_high": p.cost_ci[1],
         "cost_sim_low": p.cost_sim[0], "cost_sim_high": p.cost_sim[1]} for p in pairs]

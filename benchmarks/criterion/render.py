@@ -63,7 +63,8 @@ class Cells:
     cost_ci: str
     latency: str
     steps: str
-    predictability: str
+    drawability: str  # with its 95% interval
+    drawing: str  # the drawn graph's size: "3 nodes, 5 edges, 1 loop; at most 3 ways on from a later step"
     prediction: str
     agrees: str  # "agrees" / "DISAGREES" / "n/a"
     price: str  # the price of the extra success, a clause ("" when there is none)
@@ -87,11 +88,30 @@ def cells(row: Any) -> Cells:
         cost_ratio=times(g("cost_ratio")),
         cost_ci=f"[{num(g('cost_ci_low'), '.2f')}, {num(g('cost_ci_high'), '.2f')}]",
         latency=times(g("latency_ratio")), steps=times(g("steps_ratio")),
-        predictability=interval(g("predictability"), g("predictability_ci_low"), g("predictability_ci_high"), ".2f"),
+        drawability=interval(g("drawability"), g("drawability_ci_low"), g("drawability_ci_high"), ".2f"),
+        drawing=drawing_text(row),
         prediction=str(g("chapter_prediction", "") or NA), agrees=agrees_text,
         price=price_clause(row), value=_value_clause(row), reason=str(g("reason", "") or ""),
         compared=bool(g("comparator", "")) and _known(g("success_diff")),
     )
+
+
+def _count(n: Any, what: str) -> str:
+    return f"{int(n)} {what}{'' if int(n) == 1 else 's'}"
+
+
+def drawing_text(row: Any) -> str:
+    """The size of the graph drawn from the agent's walks, in words ("" when none was drawn)."""
+    nodes = _get(row, "graph_nodes", math.nan)
+    if not _known(nodes):
+        return ""
+    parts = [_count(nodes, "node"), _count(_get(row, "graph_edges"), "edge"), _count(_get(row, "graph_loops"), "loop")]
+    routes, cycles = _get(row, "graph_routes", math.nan), _get(row, "graph_revisited", math.nan)
+    if _known(cycles) and cycles:
+        parts.append(f"{_count(cycles, 'node')} revisited")
+    if _known(routes) and routes > 1:
+        parts.append(f"{int(routes)} routes from the start")
+    return f"{', '.join(parts)}; at most {_get(row, 'graph_cap', math.nan):.0f} ways on from a later step"
 
 
 def price_clause(row: Any) -> str:
@@ -135,8 +155,8 @@ def verdict_line(row: Any) -> str:
         return f"  {c.task}: {c.verdict} ({_get(row, 'note', '')})"
     line = (f"  {c.task}: {c.verdict.upper()} — {c.comparator} {c.workflow} vs agent {c.agent} (diff {c.diff}), "
             f"cost ×{num(_get(row, 'cost_ratio', math.nan), '.2f')}, latency ×"
-            f"{num(_get(row, 'latency_ratio', math.nan), '.2f')}; predictability "
-            f"{num(_get(row, 'predictability', math.nan), '.2f')} → chapter predicts {c.prediction}: {c.agrees}")
+            f"{num(_get(row, 'latency_ratio', math.nan), '.2f')}; drawability "
+            f"{num(_get(row, 'drawability', math.nan), '.2f')} → chapter predicts {c.prediction}: {c.agrees}")
     return line + (f"\n    the price of the extra success — {c.price}" if c.price else "")
 
 
@@ -145,7 +165,7 @@ def format_verdicts(df: pd.DataFrame) -> str:
                       *(verdict_line(r) for r in df.itertuples())])
 
 
-COLUMNS = (("task", "task"), ("predictability", "predictability [95% CI]"), ("comparator", "comparator"),
+COLUMNS = (("task", "task"), ("drawability", "drawability [95% CI]"), ("comparator", "comparator"),
            ("agent", "agent"), ("workflow", "workflow"), ("diff", "agent − workflow [CI the rule read]"),
            ("cost", "cost ratio [95% CI]"), ("latency", "latency ×"), ("steps", "steps ×"),
            ("verdict", "verdict"), ("prediction", "chapter predicts"), ("agrees", "agrees"))
@@ -175,7 +195,7 @@ def flips_of(sweep: pd.DataFrame) -> list[tuple[str, str, str, str]]:
 def setting_line(row: Any, where: str) -> str:
     """One setting of a sweep: where it is, its verdict, and the numbers behind it."""
     c = cells(row)
-    return (f"{where}: {c.verdict} (predictability {num(_get(row, 'predictability', math.nan), '.2f')}, "
+    return (f"{where}: {c.verdict} (drawability {num(_get(row, 'drawability', math.nan), '.2f')}, "
             f"agent − {c.comparator} {c.diff}, cost ×{num(_get(row, 'cost_ratio', math.nan), '.2f')})")
 
 
@@ -215,3 +235,34 @@ def method_text(margin: float, cost_margin: float, value: float | None = None) -
             "a wrong winner is named at most 5% of the time at any truth; being cheaper never makes a verdict "
             "weaker. When the more successful side is also significantly costlier, the price of each extra "
             "success is given with its interval.")
+
+
+def drawability_text(threshold: float, d: int, cap: int) -> str:
+    """Drawability and the chapter's prediction in plain words (a report's method bullet)."""
+    return (f"- **Drawability** (can the graph be drawn in advance?): a graph is drawn from the agent's walks on {d} "
+            "instances — a step is the set of tools one reply called, a step repeated in a row becomes a loop "
+            "bounded by the longest repeat seen, a transition fewer than 5% of the walks took is dropped, and a step "
+            f"keeps at most {cap} ways on (the first step, chosen from the input alone, may be any entry of a routing "
+            "table) — and drawability is the share of the agent's walks on the *other* instances that the graph "
+            "covers, averaged over many seeded drawing sets so that every instance is tested. It is defined at "
+            f"{d} drawing instances, so more instances narrow its interval without moving it. Its 95% interval is a "
+            "jackknife over instances (each instance's trials left out together: they agree with each other far "
+            "more than with other instances'), checked by simulation to cover the truth at least 90% of the time.\n"
+            f"- **The chapter's prediction**: `workflow` when drawability ≥ {threshold:g}, else `agent` — a line "
+            "chosen from synthetic walks whose answer is known (fixed paths with retries, bounded loops, branching, "
+            "routing: drawable; walks whose next step depends on what the last found: not), never from these tasks; "
+            "`either` agrees with both, `inconclusive` with neither. The comparison is a demonstration of the rule "
+            "on these families, not a proof of it.")
+
+
+def drawn_sentence(pair: Any) -> str:
+    """The drawn comparator's row of `criterion_pairs.csv` in words: the graph drawn from the agent's walks,
+    run as a workflow on the instances it was not drawn from."""
+    g = lambda name: _get(pair, name, math.nan)  # noqa: E731
+    cost = (f"costs {times(g('cost_ratio'))} [{num(g('cost_ci_low'), '.2f')}, {num(g('cost_ci_high'), '.2f')}] the "
+            "agent" if _known(g("cost_ratio")) else "costs an unknown amount")
+    diff = interval(g("success_diff"), g("diff_ci_low"), g("diff_ci_high"), "+.2f")
+    return (f"The graph drawn from the agent's walks, run as a workflow on the {num(g('instances'), '.0f')} instances "
+            f"it was not drawn from, succeeded in {pct(g('workflow_success'))} against the agent's "
+            f"{pct(g('agent_success'))} there (agent − drawn {diff}, 97.5% interval) and {cost} (95% interval); "
+            "`--comparator drawn` gives its verdict.")

@@ -1,14 +1,22 @@
 """`criterion.csv`: per task, the chapter's rule put to the test.
 
-*A workflow fits when the task is predictable and decomposes into fixed subtasks; an agent is
-justified when the number of steps cannot be predicted and no fixed path can be written down.*
+*If you can draw the graph in advance, you don't need an agent; an agent is justified when the number of
+steps cannot be predicted and no fixed path can be written down.*
 
 Per task (the runs' `task` column):
 
-- **predictability** of the agent's own traces, with its interval (`benchmarks.criterion.predictability`);
+- **drawability**: the share of unseen instances' agent walks covered by the graph drawn from the agent's
+  walks on `D` other instances, with its interval, and the size of the graph drawn from the folder's
+  seeded drawing set (`graph_nodes`, `graph_edges`, `graph_loops`, `graph_revisited`, `graph_routes`) with
+  the cap it was drawn under (`graph_cap`) (`benchmarks.criterion.drawability`); NaN when the folder
+  recorded no walk (no events) or has fewer than D + 2 instances;
 - **the comparator**: the workflow the agent is compared with. *Declared* when the family names the
   workflow it was designed around (`natural_workflow`) or the reader names one (`--comparator NAME`):
-  chosen before the data, so plain intervals hold. Otherwise *selected*: the best workflow, with
+  chosen before the data, so plain intervals hold. `--comparator drawn` names the drawn graph, run on the
+  instances it was not drawn from (the folder's `drawn/` sub-folder, `benchmarks.studies.drawn`): its rows
+  join the task's as the pattern `drawn`, and it is compared with the agent on those instances only; it
+  is never among the workflows a selection ranges over (its runs are not the sweep's seven patterns),
+  but `criterion_pairs.csv` always has its row when it ran. Otherwise *selected*: the best workflow, with
   every claim made selection-proof (`benchmarks.criterion.verdict`). `comparator_mode` says which.
 - **outcome**: agent − comparator success, paired and clustered by instance, with the interval the rule
   read (`diff_level`: 97.5%, `benchmarks.criterion.bounds` says why); the cost ratio comparator / agent over the same
@@ -18,7 +26,8 @@ Per task (the runs' `task` column):
   (`value_*`) the verdict then reads;
 - **verdict** by the symmetric, monotone rule with a success margin and a cost margin (`benchmarks.criterion.rule`);
   `reason` says what decided it; an inconclusive task's note points to `wva plan`, which sizes a run;
-- **chapter_prediction**: `workflow` if predictability >= `THRESHOLD`, else `agent`; `agrees` compares
+- **chapter_prediction**: `workflow` if drawability >= `THRESHOLD` (chosen from synthetic walks whose
+  answer is known: `benchmarks.criterion.drawability`), else `agent`; `agrees` compares
   it with the verdict (`either` agrees with both; `inconclusive` leaves it empty). A demonstration of the
   rule on these families, not a proof of it.
 
@@ -33,10 +42,13 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks.criterion import predictability as pr
+from benchmarks.criterion import families
 from benchmarks.criterion.bounds import FIXED, Levels
-from benchmarks.criterion.comparison import pairs_frame
+from benchmarks.criterion.comparison import compare, compare_value, pairs_frame
 from benchmarks.criterion.deciding import MODES, Decided, decide_task
+from benchmarks.criterion.drawability import THRESHOLD, drawability_row, predict
+from benchmarks.criterion.drawability.walks import Round, rounds_by_run, walks_of_runs
+from benchmarks.criterion.drawn_runs import DrawnRuns
 from benchmarks.criterion.read import criterion_inputs, load_inputs
 from benchmarks.criterion.render import note
 from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
@@ -52,18 +64,19 @@ from benchmarks.criterion.verdict import (
 )
 from benchmarks.harness.atomic import write_atomic
 from benchmarks.harness.stats import clustered_rate, percentile
+from benchmarks.names import DRAWN
 
 NAME = "criterion.csv"
 PAIRS = "criterion_pairs.csv"
-THRESHOLD = 0.5  # the midpoint of the score's range, fixed before any data was seen
 VERDICTS = ("workflow", "agent", "either", "inconclusive")
 COLUMNS = [
     "task", "verdict", "comparator", "comparator_mode", "margin", "cost_margin", "value_per_success", "reason",
     "agent_success", "workflow_success", "success_diff", "diff_ci_low", "diff_ci_high", "diff_level", "cost_ratio",
     "cost_ci_low", "cost_ci_high", "price_side", "price_extra_success", "price_cost_times", "price_per_success",
     "price_ci_low", "price_ci_high", "value_diff", "value_ci_low", "value_ci_high", "latency_ratio", "steps_ratio",
-    "pareto", "predictability", "predictability_ci_low", "predictability_ci_high", "chapter_prediction", "agrees",
-    "note", "steps_cv", "path_entropy", "effective_paths", "fit_share", "fit_graph", "fit_graph_tools", "instances",
+    "pareto", "drawability", "drawability_ci_low", "drawability_ci_high", "chapter_prediction", "agrees", "note",
+    "drawability_d", "drawability_instances", "graph_nodes", "graph_edges", "graph_loops", "graph_revisited",
+    "graph_routes", "graph_cap", "instances",
     "agent_runs", "workflow_runs", "agent_ci_low", "agent_ci_high", "workflow_ci_low", "workflow_ci_high",
     "agent_cost", "workflow_cost", "agent_latency_p50", "workflow_latency_p50", "threshold",
 ]
@@ -79,12 +92,6 @@ NO_CALLS = "no model call succeeded in any trial of this task, so nothing was me
 def any_model_call_succeeded(g: pd.DataFrame) -> bool:
     """Whether any trial made at least one successful model call (`steps` counts those)."""
     return bool((pd.to_numeric(g["steps"], errors="coerce").fillna(0) > 0).any())
-
-
-def predict(predictability: float, threshold: float = THRESHOLD) -> str | None:
-    if math.isnan(predictability):
-        return None
-    return "workflow" if predictability >= threshold else "agent"
 
 
 def agrees(verdict: str, prediction: str | None) -> bool | None:
@@ -110,22 +117,18 @@ def _ratio(a: float, b: float) -> float:
     return math.nan if math.isnan(a) or math.isnan(b) or b == 0 else a / b
 
 
-def _predictability(g: pd.DataFrame, rounds: dict[str, list[pr.Round]], family: Any, seed: int) -> dict[str, Any]:
+MEASURED_ANYWAY = ("drawability_d", "drawability_instances", "graph_cap")  # settings and counts, not walks
+
+
+def _drawability(g: pd.DataFrame, rounds: dict[str, list[Round]], seed: int) -> dict[str, Any]:
+    """The drawability columns from the agent's walks (all NaN when no agent run left an event: a folder
+    without events.jsonl shows no walk, and empty walks would read as a perfectly drawable task)."""
     agent_runs = g[g["pattern"] == "agent"]
-    walks = [rounds.get(rid, []) for rid in agent_runs["run_id"]]
-    flows = sorted(set(g["pattern"]) - {"agent"})
-    graphs = pr.workflow_graphs(family, flows, seed) if family is not None else {}
-    declared = getattr(family, "natural_workflow", None)
-    graph, flags = pr.fit_flags(graphs, walks, declared)
-    runs = [(str(i), float(s), pr.shape(w), f) for i, s, w, f in zip(agent_runs["instance"], agent_runs["steps"],
-                                                                         walks, flags, strict=True)]
-    cv, ent, fit, score = pr.measure(runs)
-    low, high = pr.score_interval(runs, seed=seed)
-    tools = ";".join(sorted({t for _, d in graphs[graph].nodes(data=True) if d.get("kind") == "tool"
-                             for t in d.get("tools") or ()})) if graph else math.nan
-    return {"steps_cv": cv, "path_entropy": ent, "effective_paths": pr.effective_paths(ent), "fit_share": fit,
-            "fit_graph": graph, "fit_graph_tools": tools, "predictability": score, "predictability_ci_low": low,
-            "predictability_ci_high": high}
+    row = drawability_row(walks_of_runs(agent_runs, rounds), seed=seed)
+    if not any(str(rid) in rounds for rid in agent_runs["run_id"]):
+        unknown = [k for k in row if k.startswith(("drawability", "graph_")) and k not in MEASURED_ANYWAY]
+        row |= dict.fromkeys(unknown, math.nan) | {"chapter_prediction": None}
+    return row
 
 
 def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], levels: Levels) -> dict[str, Any]:
@@ -146,19 +149,23 @@ def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], le
     return out
 
 
-def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec: str | None, seed: int,
-             threshold: float = THRESHOLD, options: Options = DEFAULTS,
-             levels: Levels = FIXED) -> tuple[dict[str, Any], pd.DataFrame]:
-    """One task's criterion row and its pairs table (`levels`: a sequential run's at the look it stopped)."""
+def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: str | None, seed: int,
+             threshold: float = THRESHOLD, options: Options = DEFAULTS, levels: Levels = FIXED,
+             drawn: pd.DataFrame | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
+    """One task's criterion row and its pairs table (`levels`: a sequential run's at the look it stopped;
+    `drawn`: the task's runs of the drawn graph, from the folder's `drawn/` sub-folder)."""
     margin, comparator = options.margin, options.comparator
-    stats = _per_pattern(g)
+    both = g if drawn is None or drawn.empty else pd.concat([g, drawn], ignore_index=True)
+    stats = _per_pattern(both)
     row: dict[str, Any] = {c: math.nan for c in COLUMNS} | {
         "task": task, "threshold": threshold, "margin": margin, "comparator": "", "comparator_mode": "",
         "reason": "", "note": "", "agrees": None, "chapter_prediction": None, "verdict": "inconclusive",
-        "pareto": ";".join(pareto_front({p: (s["success"], s["cost"]) for p, s in stats.items()}))}
-    flows = [p for p in stats if p != "agent"]
+        "pareto": ";".join(pareto_front({p: (s["success"], s["cost"]) for p, s in stats.items() if p != DRAWN}))}
+    flows = [p for p in stats if p not in ("agent", DRAWN) or (p == DRAWN and comparator == DRAWN)]
     if comparator not in (None, "declared", "selected") and comparator not in flows:
-        row["note"] = row["reason"] = f"no runs of the comparator {comparator}"
+        row["note"] = row["reason"] = f"no runs of the comparator {comparator}" + (
+            " (the drawn graph runs with 'wva bench' unless --no-drawn, or 'python -m benchmarks.studies.run_drawn "
+            "DIR')" if comparator == DRAWN else "")
         return row, pd.DataFrame()
     row.update(cost_margin=options.cost_margin, value_per_success=options.value_per_success, price_side="")
     if "agent" not in stats or not flows:
@@ -168,14 +175,19 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[pr.Round]], spec
         row["verdict"], row["note"] = NO_DATA, NO_CALLS
         row["reason"] = NO_CALLS
         return row, pd.DataFrame()
-    family = pr.load_family(spec)
-    row.update(_predictability(g, rounds, family, seed))
-    decided = decide_task(g, flows, getattr(family, "natural_workflow", None), options, seed, levels)
-    row.update(_outcome(g, decided, stats, levels))
-    row["chapter_prediction"] = predict(row["predictability"], threshold)
+    family = families.load_family(spec)
+    row.update(_drawability(g, rounds, seed))
+    decided = decide_task(both, flows, getattr(family, "natural_workflow", None), options, seed, levels)
+    row.update(_outcome(both, decided, stats, levels))
+    row["chapter_prediction"] = predict(row["drawability"], threshold)
     row["agrees"] = agrees(row["verdict"], row["chapter_prediction"])
     row["note"] = note(row)
-    return row, pairs_frame(task, decided.pairs, decided.values)
+    pairs = [pairs_frame(task, decided.pairs, decided.values)]
+    if DRAWN in stats and DRAWN not in flows:  # its row beside the others', however the verdict was reached
+        value = options.value_per_success
+        extra = compare(both, [DRAWN], seed, levels)
+        pairs.append(pairs_frame(task, extra, compare_value(both, [DRAWN], value, seed, levels) if value else None))
+    return row, pd.concat(pairs, ignore_index=True)
 
 
 def check_options(options: Options) -> Options:
@@ -193,15 +205,16 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     the look each task stopped: `Levels(**record["levels"])` from `benchmarks.criterion.sequential`)."""
     options = check_options(Options(margin, comparator, cost_margin, value_per_success))
     blocks, events, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
-    specs = pr.task_specs(manifest)
+    specs = families.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
+    drawn = DrawnRuns(out_dir, seed)
     rows, pairs = [], []
     for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
         agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
-        rounds = pr.rounds_by_run(events.of_runs(agents))
+        rounds = rounds_by_run(events.of_runs(agents))
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
-                             (levels or {}).get(str(task), FIXED))
+                             (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds))
         rows.append(row)
         pairs.append(pair)
     df = pd.DataFrame(rows, columns=COLUMNS)

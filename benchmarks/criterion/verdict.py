@@ -25,7 +25,7 @@ import numpy as np
 from benchmarks.criterion import rule
 from benchmarks.criterion.bounds import Bounds
 from benchmarks.criterion.comparison import Pair
-from benchmarks.names import DEFAULT_COST_MARGIN, DEFAULT_MARGIN, PATTERNS
+from benchmarks.names import DEFAULT_COST_MARGIN, DEFAULT_MARGIN, DRAWN, PATTERNS
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,9 @@ def check_margin(margin: float) -> float:
 
 
 def check_comparator(name: str | None) -> str | None:
-    """None / "declared" / "selected" / a workflow pattern's name; anything else is a ValueError."""
-    flows = [p for p in PATTERNS if p != "agent"]
+    """None / "declared" / "selected" / a workflow pattern's name / "drawn" (the graph drawn from the agent's
+    walks); anything else is a ValueError."""
+    flows = [p for p in PATTERNS if p != "agent"] + [DRAWN]
     if name is None or name in ("declared", "selected", *flows):
         return name
     raise ValueError(f"--comparator must be declared, selected or a workflow ({', '.join(flows)}), not {name!r}")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS, SCORE_TIMEOUT_S
+from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, DRAWN, PATTERNS, SCORE_TIMEOUT_S
 from patterns.limits import Limits
 from patterns.options import RequestOptions, on_off
 from patterns.retry import RetryPolicy
@@ -39,7 +39,7 @@ class BenchConfig:
     score_timeout_s: float | None = SCORE_TIMEOUT_S  # a scorer's code, per trial (`--score-timeout`)
 
     def __post_init__(self) -> None:
-        unknown = [p for p in self.patterns if p not in PATTERNS]
+        unknown = [p for p in self.patterns if p not in PATTERNS and p != DRAWN]  # drawn: benchmarks.studies.drawn
         if unknown:
             raise ValueError(f"unknown pattern {unknown[0]!r}: choose from {', '.join(PATTERNS)}")
         for name in ("instances", "trials", "concurrency", "max_in_flight"):

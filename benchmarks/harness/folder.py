@@ -22,7 +22,7 @@ from benchmarks.harness.errors import SweepRefused
 LOCK = ".wva.lock"
 FILES = ("runs.csv", "events.jsonl", "summary.csv", "manifest.json", "criterion.csv", "criterion_pairs.csv",
          "REPORT.md", "sweep.csv", "cost_vs_success.png", "latency_vs_success.png", "steps.png", "terminals.png",
-         "context_growth.png", "pass_k.png", "criterion_map.png", "verdict_map.png")
+         "context_growth.png", "pass_k.png", "criterion_map.png", "verdict_map.png", "learning_curve.png")
 JOURNALS = (".journal.jsonl", ".journal.*.jsonl")
 
 
@@ -96,7 +96,8 @@ def project_files(out: Path, tasks: list[str] = ()) -> list[Path]:
     """The files in `out` the project wrote: fixed names, journals, temporary files, per-task graph charts."""
     found = [out / name for name in FILES if (out / name).exists()]
     found += [p for pattern in JOURNALS for p in sorted(out.glob(pattern))]
-    found += [out / f"graph_{slug(task)}.png" for task in tasks if (out / f"graph_{slug(task)}.png").exists()]
+    charts = [f"graph_{slug(task)}{end}" for task in tasks for end in (".png", "_drawn.png", "_drawn.json")]
+    found += [out / name for name in charts if (out / name).exists()]
     return [*found, *stale_temp_files(out)]
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.local import run_specs
 from benchmarks.harness.trial import TrialSpec, run_id
+from benchmarks.names import DRAWN
 from benchmarks.tasks.base import task_label
 from benchmarks.tasks.registry import load_task
 from patterns.model import aclose_model
@@ -28,9 +29,13 @@ from patterns.specs import load_model
 
 
 def not_offered(family: Any) -> dict[str, str]:
-    """The patterns a family does not offer, each with its reason (a family may declare `not_offered()`)."""
+    """The patterns a family does not offer, each with its reason (a family may declare `not_offered()`).
+    The drawn graph is offered only by a family that designs it (`benchmarks.studies.drawn.DrawnTask`)."""
     declared = getattr(family, "not_offered", None)
-    return dict(declared()) if callable(declared) else {}
+    out = dict(declared()) if callable(declared) else {}
+    if not callable(getattr(family, f"design_{DRAWN}", None)):
+        out[DRAWN] = "drawn from a results folder's agent walks, by python -m benchmarks.studies.run_drawn DIR"
+    return out
 
 
 @dataclass(frozen=True)

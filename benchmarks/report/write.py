@@ -12,10 +12,12 @@ from typing import Any
 import pandas as pd
 
 from benchmarks.criterion import render
+from benchmarks.criterion.drawability import CAP, THRESHOLD, D
 from benchmarks.criterion.read import load_inputs, sim_caveat, sim_dataset_tasks
-from benchmarks.criterion.table import PAIRS, THRESHOLD, write_criterion
+from benchmarks.criterion.table import PAIRS, write_criterion
 from benchmarks.criterion.verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 from benchmarks.harness.atomic import write_text_atomic
+from benchmarks.names import DRAWN
 from benchmarks.report.cache_costs import cache_section
 from patterns.specs import provider_of
 
@@ -30,9 +32,13 @@ CAPTIONS = {
     "context": ("The agent's growing context", "Prompt tokens (input + cache) of each model call against its "
                 "position in the run: the agent re-sends its whole history, a workflow's steps start fresh."),
     "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade."),
-    "map": ("The criterion map", "Predictability (x, 95% CI) against the agent's success advantage over the "
-            "comparator workflow (y, the 97.5% CI the verdict reads); point area = cost ratio. Shaded: where the "
-            "chapter's rule expects a point."),
+    "map": ("The criterion map", "Drawability (x, 95% CI: the share of unseen instances' agent walks that a graph "
+            "drawn from ten others covers) against the agent's success advantage over the comparator workflow (y, "
+            "the 97.5% CI the verdict reads); point area = cost ratio. Shaded: where the chapter's rule expects a "
+            "point."),
+    "learning": ("The learning curve", "Drawability (95% CI) against the number of instances the graph is drawn "
+                 "from: how many examples it takes before the agent's graph can be drawn. Dotted: the chapter's "
+                 "threshold; dashed: the number of drawing instances the criterion reads."),
     "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K."),
     "verdict_map": ("The verdict map", "The sweep's verdict at each setting of its one or two axes (task parameters "
                     "or SimModel knobs), with agent − workflow success: under which assumptions the agent pays off."),
@@ -98,17 +104,13 @@ def disagreements(manifest: dict[str, Any], runs: pd.DataFrame, models: list[str
     return found
 
 
-def task_paragraph(r: Any) -> str:
+def task_paragraph(r: Any, drawn: Any = None) -> str:
+    """A task's paragraph; `drawn`: its drawn comparator's row of criterion_pairs.csv, when it ran."""
     c = render.cells(r)
     if not c.compared:
         return f"### {r.task}\n\nNo comparison: {r.note}."
     agree = {"agrees": "the data **agree**", "DISAGREES": "the data **disagree**"}.get(
         c.agrees, "an inconclusive verdict neither confirms nor refutes it")
-    fit = render.pct(r.fit_share)
-    graph = f"`{r.fit_graph}`'s graph" if isinstance(r.fit_graph, str) and r.fit_graph else "any workflow's graph"
-    tools = r.fit_graph_tools  # "" = the graph calls no tool (NaN: unknown)
-    why_not = (f"; {graph} calls no tool at all, so no run that calls one can fit it"
-               if r.fit_share == 0 and isinstance(tools, str) and not tools else "")
     needed = (f" The price of the extra success — {c.price}." if c.price else "") + (
         " `wva plan` on this folder says how many instances would settle it." if c.verdict == "inconclusive" else "")
     return "\n".join([
@@ -120,13 +122,39 @@ def task_paragraph(r: Any) -> str:
         f"minus workflow: {c.diff} ({c.diff_level} interval). Per trial the workflow costs {c.cost_ratio} the "
         f"agent (95% CI {c.cost_ci}), its median latency is {c.latency} the agent's, and it takes {c.steps} its "
         f"steps. On the cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
+        "", drawability_sentence(r, c), *(["", render.drawn_sentence(drawn)] if drawn is not None else []),
         "",
-        f"The agent's own traces measured predictability **{c.predictability}** (95% CI; step-count CV "
-        f"{r.steps_cv:.2f}, {r.effective_paths:.1f} effective distinct paths, {fit} of its runs fit {graph}{why_not}).",
-        "",
-        f"**Verdict: {c.verdict}** — {c.reason}.{needed} From predictability alone the chapter's rule predicts "
+        f"**Verdict: {c.verdict}** — {c.reason}.{needed} From drawability alone the chapter's rule predicts "
         f"*{c.prediction}*; {agree}.",
     ])
+
+
+def drawability_sentence(r: Any, c: render.Cells) -> str:
+    if c.drawability == render.NA:
+        many = getattr(r, "drawability_instances", 0) >= D + 2
+        return "Drawability could not be measured: " + ("the folder recorded no walk of the agent (no events)."
+                                                        if many else f"fewer than {D + 2} instances with walks.")
+    return (f"A graph drawn from the agent's walks on {int(r.drawability_d)} instances — {c.drawing} — covered "
+            f"**{c.drawability}** of its walks on the instances it had not seen (drawability, 95% CI over "
+            f"{int(r.drawability_instances)} instances).")
+
+
+def drawn_caption(task: str, d: int, json_name: str) -> tuple[str, str]:
+    return (f"The graph drawn from the agent's walks: {task}", f"Learned from the agent's walks on the folder's "
+            f"seeded drawing set of {d} instances, drawn as the workflow it compiles into (each box a step offered "
+            "only its tools, with its bounds; an arc back is a bounded loop; the answer step is the agent's). "
+            f"As data: [`{json_name}`]({json_name}).")
+
+
+def _read_pairs(out: Path) -> pd.DataFrame:
+    return pd.read_csv(out / PAIRS) if (out / PAIRS).exists() and (out / PAIRS).stat().st_size > 1 else pd.DataFrame()
+
+
+def drawn_rows(pairs: pd.DataFrame) -> dict[str, Any]:
+    """task -> the drawn comparator's row of criterion_pairs.csv (tasks where it ran)."""
+    if pairs.empty or "workflow" not in pairs:
+        return {}
+    return {str(r.task): r for r in pairs[pairs["workflow"] == DRAWN].itertuples()}
 
 
 def method_section(margin: float = DEFAULT_MARGIN, cost_margin: float = DEFAULT_COST_MARGIN,
@@ -146,13 +174,7 @@ def method_section(margin: float = DEFAULT_MARGIN, cost_margin: float = DEFAULT_
         "*simultaneous* interval (max-T over all six) — so picking the best afterwards does not inflate its "
         "chances. `criterion_pairs.csv` lists the agent against every workflow with both kinds of interval.",
         render.method_text(margin, cost_margin, value),
-        "- **Predictability** = the mean of three parts, each in [0, 1]: 1 − min(1, CV of the agent's step count); "
-        "1 / the effective number of distinct paths (exp of the path entropy, Chao–Shen corrected so that it does "
-        "not grow with the number of runs); the share of agent runs whose tool-call rounds fit a graph fixed in "
-        "advance (the declared workflow's, else the one most runs fit). Its interval resamples instances.",
-        f"- **The chapter's prediction**: `workflow` when predictability ≥ {THRESHOLD:g}, else `agent`; "
-        "`either` agrees with both, `inconclusive` with neither. The comparison is a demonstration of the rule on "
-        "these families, not a proof of it.",
+        render.drawability_text(THRESHOLD, D, CAP),
     ])
 
 
@@ -217,16 +239,22 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
              "## Verdicts", "", render.table(df, markdown=True), "", overall(df), "",
              method_section(margin, cost_margin, value), "",
              "## Per task", ""]
-    parts += [task_paragraph(r) + "\n" for r in df.itertuples()]
+    drawn = drawn_rows(pairs if pairs is not None else _read_pairs(out))
+    parts += [task_paragraph(r, drawn.get(str(r.task))) + "\n" for r in df.itertuples()]
     if sweep is not None:
         parts.append(sweep_section(sweep))
     parts.append(cache_section(runs, manifest))  # cost with and without prompt caching
     parts += ["## Charts", ""]
     for key, path in charts.items():
+        if key.startswith("drawn_json:"):
+            continue
         if key.startswith("graph:"):
             task = key.split(":", 1)[1]
             title, caption = (f"Fixed graph vs walked graph: {task}", "Left: the comparator workflow's graph, drawn "
                               "before any run. Right: the union of the agent's walks (edge width = how often).")
+        elif key.startswith("drawn:"):
+            task = key.split(":", 1)[1]
+            title, caption = drawn_caption(task, D, charts[f"drawn_json:{task}"].name)
         else:
             title, caption = CAPTIONS[key]
         if caveat:

@@ -119,11 +119,11 @@ def plan_frame(plans: list[TaskPlan]) -> pd.DataFrame:
 def plan_folder(out_dir: str, options: Options, effect: float | None = None, target: float = 0.8,
                 largest: int = 10000) -> list[TaskPlan]:
     """A plan for every task of a results folder with agent and workflow runs (the folder is the pilot)."""
-    from benchmarks.criterion import predictability as pr
+    from benchmarks.criterion import families
     from benchmarks.criterion.read import load_inputs
 
     runs, _, manifest = load_inputs(out_dir)
-    specs = pr.task_specs(manifest)
+    specs = families.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     plans = []
     for task, g in runs.groupby("task", sort=False):
@@ -132,7 +132,7 @@ def plan_folder(out_dir: str, options: Options, effect: float | None = None, tar
             continue
         if options.comparator not in (None, "declared", "selected") and options.comparator not in flows:
             continue
-        family = pr.load_family(specs.get(str(task), str(task)))
+        family = families.load_family(specs.get(str(task), str(task)))
         plans.append(plan_task(str(task), g, getattr(family, "natural_workflow", None), options,
                                2 * options.margin if effect is None else effect, target, largest, seed))
     return plans

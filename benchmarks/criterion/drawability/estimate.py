@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from benchmarks.criterion.drawability.graph import CAP, MIN_SHARE
+from benchmarks.criterion.drawability.graph import CAP, MIN_SHARE, ROUTES
 from benchmarks.criterion.drawability.table import encode, fit_shares
 from benchmarks.criterion.drawability.walks import Walk
 
@@ -81,7 +81,8 @@ def drawing_sets(n: int, d: int, permutations: int = PERMUTATIONS, seed: int = 0
 
 
 def drawability(walks: Mapping[str, Sequence[Walk]], d: int = D, *, permutations: int = PERMUTATIONS,
-                seed: int = 0, cap: int = CAP, min_share: float = MIN_SHARE, level: float = LEVEL) -> Drawability:
+                seed: int = 0, cap: int = CAP, min_share: float = MIN_SHARE, routes: int | None = ROUTES,
+                level: float = LEVEL) -> Drawability:
     """Drawability of the walks (instance -> its walks, one per trial) at `d` drawing instances."""
     if d < 1:
         raise ValueError(f"d must be >= 1, got {d}")
@@ -90,7 +91,7 @@ def drawability(walks: Mapping[str, Sequence[Walk]], d: int = D, *, permutations
     if n < d + 2:
         return Drawability(math.nan, math.nan, math.nan, math.nan, d, n, 0, level)
     drawing = drawing_sets(n, d, permutations, seed)
-    shares = fit_shares(encode(walks), drawing, cap=cap, min_share=min_share)
+    shares = fit_shares(encode(walks), drawing, cap=cap, min_share=min_share, routes=routes)
     value, se = jackknife(shares, 1 - drawing)
     low, high = interval(value, se, n, level)
     return Drawability(value, low, high, se, d, n, len(drawing), level)

@@ -15,6 +15,15 @@ Learned from the walks of a drawing set (`learn_graph`):
   included: "again" and "answer" are choices too. Without the cap coverage would mean nothing: random
   walks over a handful of tools are covered by the complete graph after a few dozen examples, and a
   graph that may go anywhere after any step is no drawing;
+- **the entry is a routing table**: `start`'s out-edges are not held to the cap but to `routes` (default
+  `ROUTES`, None: every entry the rare-edge rule keeps). The first step is chosen from the input alone,
+  before any tool has answered: "an order question is tracked, a billing one invoiced, ..." is a router,
+  drawable in advance whatever the number of its routes (the chapter's routing workflow has as many
+  handlers as categories). Every later branch follows a tool's answer — what was found decides what comes
+  next, the mark of a task that cannot be drawn — and that is what the cap limits. The synthetic
+  processes justify the split (`tests/synthetic_walks.py`): a router among four or five lookups measured
+  0.58–0.81 under a cap of 3 at the entry, as low as walks whose every step depends on the last, and
+  0.86–0.91 with the routing table, while the open-ended walks moved by 0.00–0.06;
 - nodes no fitting walk can use (unreachable from `start`, or with no way on to `end`) are left out.
 
 A walk **fits** (`fits`) when every transition is an edge, every stretch of one label is within its
@@ -23,7 +32,7 @@ node's bound, and no node is visited more often than its `max_visits`.
 The graph is a `networkx.DiGraph`: node attributes `tools` (sorted tuple), `bound`, `max_visits`, `walks`
 (drawing walks through it), `kind` (`io` for start/end, `tool` otherwise) and `label`; edge attribute
 `walks` (drawing walks that took it), and `loop=True` on a self-loop; graph attributes `cap`,
-`min_share` and `walks` (how many walks it was learned from). `to_json`/`from_json` round-trip it.
+`min_share`, `routes` and `walks` (how many walks it was learned from). `to_json`/`from_json` round-trip it.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ from benchmarks.criterion.drawability.walks import Label, Walk, name_of, runs_of
 
 START, END = "start", "end"
 CAP = 3
+ROUTES: int | None = None
 MIN_SHARE = 0.05
 FORMAT = "wva-drawn-graph"
 
@@ -77,13 +87,14 @@ def count(walks: Sequence[Walk]) -> Counts:
     return Counts(len(walks), edges, nodes, longest, visits, tools)
 
 
-def kept_edges(c: Counts, cap: int, min_share: float) -> list[tuple[str, str]]:
-    """The edges that survive the rare-edge rule and the cap (self-loops included)."""
+def kept_edges(c: Counts, cap: int, min_share: float, routes: int | None = ROUTES) -> list[tuple[str, str]]:
+    """The edges that survive the rare-edge rule and the cap (self-loops included); `start`'s out-edges, the
+    routing table, are held to `routes` instead (None: no limit but the rare-edge rule)."""
     common = {e: k for e, k in c.edges.items() if k >= min_share * c.walks}
     out: list[tuple[str, str]] = []
     for source in sorted({u for u, _ in common}):
         ranked = sorted((e for e in common if e[0] == source), key=lambda e: (-common[e], e[1]))
-        out += ranked[:cap]
+        out += ranked[: cap if source != START else routes]
     return out
 
 
@@ -92,17 +103,20 @@ def _add_node(g: nx.DiGraph, c: Counts, n: str) -> None:
         g.add_node(n, kind="tool", label=n, tools=c.tools[n], bound=1, max_visits=c.visits[n], walks=c.nodes[n])
 
 
-def learn_graph(walks: Sequence[Walk], *, cap: int = CAP, min_share: float = MIN_SHARE) -> nx.DiGraph:
+def learn_graph(walks: Sequence[Walk], *, cap: int = CAP, min_share: float = MIN_SHARE,
+                routes: int | None = ROUTES) -> nx.DiGraph:
     """The drawing learned from `walks` (see the module docstring)."""
     if cap < 1:
         raise ValueError(f"cap must be >= 1, got {cap}")
+    if routes is not None and routes < 1:
+        raise ValueError(f"routes must be >= 1 or None, got {routes}")
     if not 0 <= min_share < 1:
         raise ValueError(f"min_share must be in [0, 1), got {min_share}")
     c = count(walks)
-    g = nx.DiGraph(cap=cap, min_share=min_share, walks=c.walks)
+    g = nx.DiGraph(cap=cap, min_share=min_share, routes=routes, walks=c.walks)
     g.add_node(START, kind="io", label="start", tools=(), bound=1, max_visits=1, walks=c.walks)
     g.add_node(END, kind="io", label="answer", tools=(), bound=1, max_visits=1, walks=c.walks)
-    for u, v in kept_edges(c, cap, min_share):
+    for u, v in kept_edges(c, cap, min_share, routes):
         _add_node(g, c, u)
         _add_node(g, c, v)
         if u == v:
@@ -133,12 +147,14 @@ def fits(graph: nx.DiGraph, walk: Sequence[Label]) -> bool:
 class GraphSize:
     """nodes: steps (start and end not counted); edges: transitions between different nodes, start's and
     end's included; loops: self-loops (a round repeated, bounded); revisited: nodes a walk may come back
-    to after other steps (a cycle, bounded by `max_visits`); cap: the most out-edges a node may keep."""
+    to after other steps (a cycle, bounded by `max_visits`); routes: start's out-edges (the routing table);
+    cap: the most out-edges any other node may keep."""
 
     nodes: int
     edges: int
     loops: int
     revisited: int
+    routes: int
     cap: int
 
 
@@ -146,17 +162,20 @@ def graph_size(graph: nx.DiGraph) -> GraphSize:
     steps = [n for n in graph if n not in (START, END)]
     loops = sum(1 for u, v in graph.edges if u == v)
     return GraphSize(nodes=len(steps), edges=graph.number_of_edges() - loops, loops=loops,
-                     revisited=sum(1 for n in steps if graph.nodes[n]["max_visits"] > 1), cap=graph.graph["cap"])
+                     revisited=sum(1 for n in steps if graph.nodes[n]["max_visits"] > 1),
+                     routes=graph.out_degree(START), cap=graph.graph["cap"])
 
 
-def to_json(graph: nx.DiGraph) -> str:
-    """The drawing as JSON (stable order): its settings, nodes with their bounds, edges with their counts."""
+def to_json(graph: nx.DiGraph, about: dict[str, Any] | None = None) -> str:
+    """The drawing as JSON (stable order): its settings, nodes with their bounds, edges with their counts;
+    `about` (what it was drawn from: task, instances, seed) is kept under its own key, which `from_json`
+    does not read."""
     nodes = [{"id": n, "tools": list(d["tools"]), "bound": d["bound"], "max_visits": d["max_visits"],
               "walks": d["walks"]} for n, d in sorted(graph.nodes(data=True)) if n not in (START, END)]
     edges = [{"source": u, "target": v, "walks": d["walks"]} for u, v, d in sorted(graph.edges(data=True))]
-    return json.dumps({"format": FORMAT, "version": 1, "cap": graph.graph["cap"],
-                       "min_share": graph.graph["min_share"], "walks": graph.graph["walks"], "nodes": nodes,
-                       "edges": edges}, indent=1)
+    settings = {k: graph.graph[k] for k in ("cap", "min_share", "routes", "walks")}
+    return json.dumps({"format": FORMAT, "version": 1, **settings, "nodes": nodes, "edges": edges,
+                       **({"about": about} if about else {})}, indent=1)
 
 
 def from_json(text: str) -> nx.DiGraph:
@@ -174,7 +193,9 @@ def from_json(text: str) -> nx.DiGraph:
 def _parsed(data: Any) -> nx.DiGraph:
     if data.get("format") != FORMAT or data.get("version") != 1:
         raise ValueError(f"bad drawn graph: not a {FORMAT} version 1 file")
-    g = nx.DiGraph(cap=int(data["cap"]), min_share=float(data["min_share"]), walks=int(data["walks"]))
+    routes = data["routes"]
+    g = nx.DiGraph(cap=int(data["cap"]), min_share=float(data["min_share"]),
+                   routes=None if routes is None else int(routes), walks=int(data["walks"]))
     g.add_node(START, kind="io", label="start", tools=(), bound=1, max_visits=1, walks=g.graph["walks"])
     g.add_node(END, kind="io", label="answer", tools=(), bound=1, max_visits=1, walks=g.graph["walks"])
     for n in data["nodes"]:
@@ -188,8 +209,8 @@ def _parsed(data: Any) -> nx.DiGraph:
         if u not in g or v not in g:
             raise ValueError(f"bad drawn graph: edge {u} -> {v} names an unknown node")
         g.add_edge(u, v, walks=int(e["walks"]), **({"loop": True} if u == v else {}))
-    if g.graph["cap"] < 1:
-        raise ValueError("bad drawn graph: cap below 1")
+    if g.graph["cap"] < 1 or (routes is not None and g.graph["routes"] < 1):
+        raise ValueError("bad drawn graph: cap or routes below 1")
     return g
 
 

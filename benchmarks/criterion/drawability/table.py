@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.criterion.drawability.graph import CAP, END, MIN_SHARE, START
+from benchmarks.criterion.drawability.graph import CAP, END, MIN_SHARE, ROUTES, START
 from benchmarks.criterion.drawability.walks import Walk, name_of, runs_of
 
 CELLS = 4_000_000  # array cells per chunk of splits (splits × distinct walks × labels): bounds the memory
@@ -35,6 +35,7 @@ class WalkTable:
     path: np.ndarray  # distinct walks × steps: the walk's edge indices, padded with len(edges) (always allowed)
     rank: np.ndarray  # per edge: its position among its source's edges when ordered by target name
     first: np.ndarray  # per edge, in (source, target name) order: where its source's group starts
+    entry: np.ndarray  # per edge: does it leave start (an entry of the routing table)
 
 
 def _distinct(walks: Mapping[str, Sequence[Walk]]) -> tuple[list[tuple[tuple[str, int], ...]], np.ndarray]:
@@ -80,24 +81,27 @@ def encode(walks: Mapping[str, Sequence[Walk]]) -> WalkTable:
         starts.setdefault(u, i)
     first = np.array([starts[u] for u, _ in edge_list], dtype=int)
     return WalkTable(tuple(walks), counts, edges, loop, longest, visits, path, np.arange(len(edge_list)) - first,
-                     first)
+                     first, np.array([u == START for u, _ in edge_list], dtype=bool))
 
 
-def fit_shares(table: WalkTable, drawing: np.ndarray, *, cap: int = CAP, min_share: float = MIN_SHARE) -> np.ndarray:
+def fit_shares(table: WalkTable, drawing: np.ndarray, *, cap: int = CAP, min_share: float = MIN_SHARE,
+               routes: int | None = ROUTES) -> np.ndarray:
     """splits × instances: the share of each instance's walks that fit the graph learned from each split's
     drawing set (`drawing`: splits × instances, 1 for a drawing instance). Drawing instances included."""
     out = np.empty(drawing.shape, dtype=float)
     trials = table.counts.sum(axis=1)
     w, width = table.path.shape
     chunk = max(1, CELLS // max(1, w * max(width, table.longest.shape[1])))
+    # per edge, how many of its source's edges may be kept: `cap`, or `routes` for start's (the routing table)
+    limits = np.where(table.entry, len(table.first) if routes is None else routes, cap)
     for lo in range(0, drawing.shape[0], chunk):
-        fit = _fits(table, drawing[lo: lo + chunk] @ table.counts, cap, min_share)
+        fit = _fits(table, drawing[lo: lo + chunk] @ table.counts, limits, min_share)
         out[lo: lo + chunk] = (fit @ table.counts.T) / np.maximum(trials, 1)
     return out
 
 
-def _kept(table: WalkTable, taken: np.ndarray, walks: np.ndarray, cap: int, min_share: float) -> np.ndarray:
-    """splits × edges: the edges each split's graph keeps (rare ones dropped, at most `cap` per source)."""
+def _kept(table: WalkTable, taken: np.ndarray, walks: np.ndarray, limits: np.ndarray, min_share: float) -> np.ndarray:
+    """splits × edges: the edges each split's graph keeps (rare ones dropped, at most `limits` per source)."""
     common = (taken > 0) & (taken >= min_share * walks[:, None])
     score = np.where(common, taken, -1.0)
     n_edges = len(table.first)
@@ -107,13 +111,13 @@ def _kept(table: WalkTable, taken: np.ndarray, walks: np.ndarray, cap: int, min_
     order = np.argsort(key, axis=1, kind="stable")
     position = np.empty_like(order)
     np.put_along_axis(position, order, np.arange(n_edges)[None, :].repeat(len(order), axis=0), axis=1)
-    return common & (position - table.first[None, :] < cap)
+    return common & (position - table.first[None, :] < limits[None, :])
 
 
-def _fits(table: WalkTable, mult: np.ndarray, cap: int, min_share: float) -> np.ndarray:
+def _fits(table: WalkTable, mult: np.ndarray, limits: np.ndarray, min_share: float) -> np.ndarray:
     """splits × distinct walks: does each walk fit each split's graph (`mult`: the drawing walks' counts)."""
     walks = mult.sum(axis=1)
-    kept = _kept(table, mult @ table.edges, walks, cap, min_share)
+    kept = _kept(table, mult @ table.edges, walks, limits, min_share)
     allowed = np.concatenate([kept, np.ones((len(kept), 1), dtype=bool)], axis=1)
     ok = np.take_along_axis(allowed[:, None, :], table.path[None, :, :], axis=2).all(axis=2) \
         if table.path.size else np.ones((len(kept), table.path.shape[0]), dtype=bool)

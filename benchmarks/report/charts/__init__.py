@@ -32,13 +32,16 @@ def draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFrame
 
 def _draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFrame,
               manifest: dict[str, Any], sweep: pd.DataFrame | None) -> dict[str, Path]:
-    from benchmarks.criterion.predictability import rounds_by_run, task_specs, workflow_graph
-    from benchmarks.criterion.table import THRESHOLD
+    from benchmarks.criterion.drawability import learning_curve
+    from benchmarks.criterion.drawability.walks import rounds_by_run, walks_of_runs
+    from benchmarks.criterion.families import task_specs, workflow_graph
     from benchmarks.harness.summary import summarise
     from benchmarks.report.charts.criterion_map import criterion_map
     from benchmarks.report.charts.curves import context_chart, pass_k_chart
     from benchmarks.report.charts.distributions import steps_chart, terminals_chart
+    from benchmarks.report.charts.drawn import drawn_chart
     from benchmarks.report.charts.graphs import graphs_chart
+    from benchmarks.report.charts.learning import learning_chart
     from benchmarks.report.charts.tradeoff import cost_chart, latency_chart
 
     order = {t: i for i, t in enumerate(dict.fromkeys(runs["task"]))}  # the bench's task order, in every chart
@@ -46,7 +49,7 @@ def _draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFram
     charts = {
         "cost": cost_chart(summary, out), "latency": latency_chart(summary, out), "steps": steps_chart(runs, out),
         "context": context_chart(events, runs, out), "terminals": terminals_chart(runs, out),
-        "map": criterion_map(criterion, out, sweep, threshold=THRESHOLD), "pass_k": pass_k_chart(runs, out),
+        "map": criterion_map(criterion, out, sweep), "pass_k": pass_k_chart(runs, out),
     }
     if sweep is not None and not sweep.empty:
         from benchmarks.report.charts.verdict_map import verdict_map
@@ -55,11 +58,19 @@ def _draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFram
     rounds = rounds_by_run(events)
     specs = task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
+    agents = runs[runs["pattern"] == "agent"]
+    walks = {str(t): walks_of_runs(g, rounds) for t, g in agents.groupby("task", sort=False)} if rounds else {}
+    curves = {t: learning_curve(w, seed=seed) for t, w in walks.items()}
+    if any(curves.values()):
+        charts["learning"] = learning_chart(curves, out)
     for row in criterion.itertuples():
         if not row.comparator:
             continue
-        agent_ids = runs.loc[(runs["task"] == row.task) & (runs["pattern"] == "agent"), "run_id"].astype(str)
+        agent_ids = agents.loc[agents["task"] == row.task, "run_id"].astype(str)
         fixed = workflow_graph(specs.get(row.task, row.task), row.comparator, seed)
-        walks = [rounds.get(rid, []) for rid in agent_ids]
-        charts[f"graph:{row.task}"] = graphs_chart(row.task, row.comparator, fixed, walks, out)
+        charts[f"graph:{row.task}"] = graphs_chart(row.task, row.comparator, fixed,
+                                                   [rounds.get(rid, []) for rid in agent_ids], out)
+        drawn = drawn_chart(row.task, walks.get(row.task, {}), out, seed)
+        if drawn is not None:
+            charts[f"drawn:{row.task}"], charts[f"drawn_json:{row.task}"] = drawn
     return charts

@@ -1,9 +1,10 @@
 """Chart 6: the criterion map — the chapter's rule as regions, each task (and sweep setting) as a point.
 
-x: predictability measured from the agent's own traces; y: agent minus best-workflow success, with its
-paired-bootstrap 95% interval; point area: cost ratio (workflow / agent). The rule expects predictable
-tasks (right of the threshold) at or below zero — a workflow is as good — and unpredictable ones
-(left) above zero — the agent is better. Points in the white quadrants contradict it.
+x: drawability — the share of unseen instances' agent walks that the graph drawn from ten other instances
+covers — with its interval; y: agent minus comparator success, with the interval the verdict read; point
+area: cost ratio (workflow / agent). The rule expects drawable tasks (right of the threshold) at or below
+zero — a workflow is as good — and the others (left) above zero — the agent is better. Points in the
+white quadrants contradict it.
 """
 
 from __future__ import annotations
@@ -54,25 +55,32 @@ def _get(r: Any, name: str) -> float:
     return float(value) if not pd.isna(value) else np.nan
 
 
+def _with_x(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows that can be placed: a drawability and a difference (an older table without the column: none)."""
+    if "drawability" not in df:
+        return df.iloc[0:0].assign(drawability=np.nan)
+    return df.dropna(subset=["drawability", "success_diff"])
+
+
 def points_of(criterion: pd.DataFrame, sweep: pd.DataFrame | None) -> list[Point]:
     """Task points, then sweep points; a sweep setting that IS a task of the bench (same label, same
     place) is drawn once, labelled with both names."""
     pts: list[Point] = []
-    for r in criterion.dropna(subset=["predictability", "success_diff"]).itertuples():
-        pts.append(Point(r.predictability, r.success_diff, r.diff_ci_low, r.diff_ci_high, _area(r.cost_ratio),
-                         _get(r, "predictability_ci_low"), _get(r, "predictability_ci_high"), "o",
+    for r in _with_x(criterion).itertuples():
+        pts.append(Point(r.drawability, r.success_diff, r.diff_ci_low, r.diff_ci_high, _area(r.cost_ratio),
+                         _get(r, "drawability_ci_low"), _get(r, "drawability_ci_high"), "o",
                          VERDICT_COLOURS.get(r.verdict, "white"), "black", r.task))
     if sweep is None or sweep.empty:
         return pts
-    for r in sweep.dropna(subset=["predictability", "success_diff"]).itertuples():
+    for r in _with_x(sweep).itertuples():
         name = f"{r.param}={r.value}"
-        same = next((p for p in pts if p.label == r.task and abs(p.x - r.predictability) < 0.02
+        same = next((p for p in pts if p.label == r.task and abs(p.x - r.drawability) < 0.02
                      and abs(p.y - r.success_diff) < 0.02), None)
         if same is not None:
             same.label = f"{r.task} ({name})"
             continue
-        pts.append(Point(r.predictability, r.success_diff, r.diff_ci_low, r.diff_ci_high, _area(r.cost_ratio),
-                         _get(r, "predictability_ci_low"), _get(r, "predictability_ci_high"), "D",
+        pts.append(Point(r.drawability, r.success_diff, r.diff_ci_low, r.diff_ci_high, _area(r.cost_ratio),
+                         _get(r, "drawability_ci_low"), _get(r, "drawability_ci_high"), "D",
                          VERDICT_COLOURS.get(r.verdict, "white"), "#444444", name))
     return pts
 
@@ -114,7 +122,10 @@ def place_labels(ax: Any, pts: list[Point]) -> None:
 
 
 def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None = None,
-                  threshold: float = 0.5) -> Path:
+                  threshold: float | None = None) -> Path:
+    from benchmarks.criterion.drawability import THRESHOLD, D
+
+    threshold = THRESHOLD if threshold is None else threshold
     fig, ax = plt.subplots(figsize=(10, 7))
     pts = points_of(criterion, sweep)
     top = float(min(1.05, max([0.3, *[max(abs(p.low), abs(p.high)) + 0.1 for p in pts if not np.isnan(p.low)]])))
@@ -124,9 +135,9 @@ def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None
     ax.axvspan(-0.02, threshold, ymin=0.5, ymax=1, color=EXPECT_AGENT, zorder=0)
     ax.axhline(0, color="#444444", linewidth=1)
     ax.axvline(threshold, color="#444444", linewidth=1, linestyle="--")
-    ax.text(1.0, -top * 0.95, "rule expects: workflow\n(predictable; agent no better)", ha="right", va="bottom",
-            fontsize=9, color="#1f4e79")
-    ax.text(0.0, top * 0.95, "rule expects: agent\n(unpredictable; agent better)", ha="left", va="top",
+    ax.text(1.0, -top * 0.95, "rule expects: workflow\n(the graph can be drawn; agent no better)", ha="right",
+            va="bottom", fontsize=9, color="#1f4e79")
+    ax.text(0.0, top * 0.95, "rule expects: agent\n(no graph covers the walks; agent better)", ha="left", va="top",
             fontsize=9, color="#8a3200")
     sweep_pts = [p for p in pts if p.marker == "D"]
     if len(sweep_pts) > 1:
@@ -139,8 +150,8 @@ def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None
         ax.errorbar(p.x, p.y, yerr=[[max(0.0, p.y - p.low)], [max(0.0, p.high - p.y)]], xerr=xerr, fmt="none",
                     ecolor="#444444", elinewidth=1, capsize=3, zorder=3)
         ax.scatter(p.x, p.y, s=p.area, marker=p.marker, color=p.colour, edgecolors=p.edge, linewidths=1.2, zorder=4)
-    ax.set_xlabel(f"predictability of the agent's traces, 95% CI (0 = every run different, 1 = one fixed path; "
-                  f"threshold {threshold:g})")
+    ax.set_xlabel(f"drawability (95% CI): unseen instances' walks a graph drawn from {D} others covers; "
+                  f"threshold {threshold:g}")
     ax.set_ylabel("agent − comparator workflow success (95% CI, clustered by instance)")
     ax.grid(True, alpha=0.25)
     verdicts = [Patch(facecolor=c, edgecolor="black", label=f"verdict: {v}") for v, c in VERDICT_COLOURS.items()]
@@ -153,5 +164,5 @@ def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None
     fig.suptitle(" ", fontsize=12)  # the geometry `finish` will give, first: labels are placed in pixels
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_size_inches()[1]))
     place_labels(ax, pts)
-    return finish(fig, "The criterion map: does measured predictability foretell whether the agent pays off?",
+    return finish(fig, "The criterion map: does drawability foretell whether the agent pays off?",
                   out / MAP, legend_in=0.0)

@@ -17,7 +17,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import networkx as nx
 
-from benchmarks.criterion.predictability import Round, walked_graph
+from benchmarks.criterion.drawability.walks import Round, walked_graph
 from benchmarks.report.charts.style import slug
 from patterns.workflows.graph import KIND_COLOURS, draw
 

@@ -1,0 +1,41 @@
+"""`wva bench`'s last step: the drawn comparator (`benchmarks.studies.drawn`), unless --no-drawn."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+
+def drawn_step(args: argparse.Namespace, config: Any, outcome: Any, warn: Callable[[str], None],
+               run: Callable[..., Any]) -> None:
+    """The drawn comparator after the bench (`benchmarks.studies.drawn`), unless --no-drawn: its own bench in
+    OUT/drawn/, resumed or redone as its drawings require. A failure here is a warning: the bench's results
+    are written already. `run`: the harness's `run_bench` (see `run_drawn`)."""
+    if args.no_drawn:
+        return
+    from benchmarks.cli.progress import Progress
+    from benchmarks.studies.drawn import run_drawn
+
+    progress: dict[str, Progress] = {}
+
+    def start(total: int, done: int) -> None:
+        progress["bar"] = Progress(total, done=done, quiet=args.quiet)
+
+    def on_trial(row: dict[str, Any]) -> None:
+        progress["bar"].update(row["terminal"] == "error")
+
+    try:
+        drawn, lines = run_drawn(outcome.out, run, config, on_start=start, on_trial=on_trial, on_warning=warn)
+    except Exception as exc:
+        why = str(exc).splitlines()[0] if str(exc) else ""
+        warn(f"the drawn comparator did not run: {type(exc).__name__}: {why}")
+        return
+    finally:
+        if "bar" in progress:
+            progress["bar"].close()
+    for line in lines:
+        print(line)
+    if drawn is not None:
+        print(f"drawn: the graph drawn from the agent's walks, {drawn.trials} trials ({drawn.ran} run now) in "
+              f"{drawn.out}/ ('wva criterion {outcome.out} --comparator drawn' gives its verdict)")
