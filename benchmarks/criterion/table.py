@@ -37,7 +37,7 @@ from benchmarks.criterion import predictability as pr
 from benchmarks.criterion.bounds import FIXED, Levels
 from benchmarks.criterion.comparison import pairs_frame
 from benchmarks.criterion.deciding import MODES, Decided, decide_task
-from benchmarks.criterion.read import criterion_inputs, load_inputs
+from benchmarks.criterion.read import criterion_inputs, load_inputs, stopping_levels
 from benchmarks.criterion.render import note
 from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
 from benchmarks.criterion.verdict import (
@@ -195,6 +195,7 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     blocks, events, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
     specs = pr.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
+    levels = stopping_levels(manifest) if levels is None else levels  # a sequential folder: each task's last look
     rows, pairs = [], []
     for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
         agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
