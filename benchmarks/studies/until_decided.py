@@ -93,6 +93,9 @@ def tasks_of(config: BenchConfig, d: Design, options: Options) -> tuple[Tasks, l
     plan = Plan(replace(config, instances=d.max_instances, instances_by_task=()))
     designs, warnings = {}, []
     for t in plan.tasks:
+        if "agent" not in t.patterns or len(t.patterns) < 2:
+            raise SweepRefused(f"--until-decided: {t.label} offers {','.join(t.patterns)} of --patterns, and its looks "
+                               "compare the agent with a workflow")
         designs[t.label] = design(d.batch, d.max_instances, d.spending) if t.count >= d.max_instances else \
             _capped(t.label, t.count, d)
         if t.count < d.max_instances:
