@@ -18,6 +18,13 @@ DEFAULT_MODEL = "sim:error_rate=0.1"
 # Measured with `python -m benchmarks.studies.stability verdicts --instances 20,60`; docs/criterion.md.
 DEFAULT_INSTANCES = 60
 
+# `wva bench --until-decided`'s batch: the instances each task still running adds at each look. A third of the
+# default run, so `--until-decided` alone looks at 20, 40 and 60 instances. A smaller batch stops a little
+# sooner on average but makes twice the looks, each a pause in which every trial of the batch must end, and
+# rests the first look's intervals on fewer instances (tests/test_until_decided.py measures both batches;
+# docs/stopping-early.md).
+DEFAULT_BATCH = 20
+
 SCORE_TIMEOUT_S = 60.0  # a scorer's own code, per trial (`--score-timeout`)
 # (a model grader's calls have their own timeouts)
 

@@ -84,3 +84,13 @@ def knob_items(text: str) -> str:
     if "=" not in text or not text.partition("=")[0].strip():
         raise argparse.ArgumentTypeError(f"expected name=value, got {text!r}")
     return text
+
+
+def task_list(text: str) -> tuple[str, ...]:
+    """`--tasks`: specs separated by ',' or ';' (grammar: `benchmarks.tasks.registry.split_task_list`)."""
+    from benchmarks.tasks.registry import split_task_list
+
+    try:
+        return tuple(split_task_list(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

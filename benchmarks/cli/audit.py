@@ -10,7 +10,7 @@ from benchmarks.names import DEFAULT_MODEL, DEFAULT_TASKS
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    from benchmarks.cli.bench import task_list
+    from benchmarks.cli._common import task_list
 
     p: argparse.ArgumentParser = subparsers.add_parser(
         "audit", help="check that the simulator treats the same request the same way whichever design sends it",

@@ -7,7 +7,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli._common import PROMPT_CACHE_HELP, CommandFailed, UsageError, model_spec, on_off, positive_int
+from benchmarks.cli._common import (
+    PROMPT_CACHE_HELP,
+    CommandFailed,
+    UsageError,
+    model_spec,
+    on_off,
+    positive_int,
+    task_list,
+)
+from benchmarks.cli.until_decided import add_until_decided, until_decided
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL
 
@@ -17,16 +26,6 @@ def csv_list(text: str) -> tuple[str, ...]:
     if not items:
         raise argparse.ArgumentTypeError("expected a comma-separated list")
     return items
-
-
-def task_list(text: str) -> tuple[str, ...]:
-    """`--tasks`: specs separated by ',' or ';' (grammar: `benchmarks.tasks.registry.split_task_list`)."""
-    from benchmarks.tasks.registry import split_task_list
-
-    try:
-        return tuple(split_task_list(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -84,6 +83,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-drawn", action="store_true",
                    help="skip the drawn comparator: the graph drawn from the agent's walks on 10 instances, run on "
                    "the others into OUT/drawn/ (python -m benchmarks.studies.run_drawn OUT runs it later)")
+    add_until_decided(p)
     return p
 
 
@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     def warn(text: str) -> None:
         print(f"wva: warning: {text}", file=sys.stderr)
 
+    looks = until_decided(args)  # None without --until-decided
     config, families, close_tracing = configure(args)
     notes = task_notes(families, args.patterns, args.model)
     for line in notes["warnings"]:
@@ -106,10 +107,16 @@ def run(args: argparse.Namespace) -> int:
     progress: dict[str, Progress] = {}
 
     def start(total: int, done: int) -> None:
+        if "bar" in progress:  # the sweep of the next look
+            progress["bar"].close()
         progress["bar"] = Progress(total, done=done, quiet=args.quiet)
 
+    callbacks = {"on_start": start, "on_warning": warn, "on_trial": on_each_trial(progress)}
     try:
-        outcome = asyncio.run(run_bench(config, on_start=start, on_warning=warn, on_trial=on_each_trial(progress)))
+        if looks is None:
+            outcome, stopped = asyncio.run(run_bench(config, **callbacks)), []
+        else:
+            outcome, stopped = asyncio.run(sweep_until_decided(config, looks, args, progress, callbacks))
     except ReplayMismatch as exc:
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     except SweepRefused as exc:
@@ -124,6 +131,9 @@ def run(args: argparse.Namespace) -> int:
     drawn_step(args, config, outcome, warn, run_bench)
     close_tracing()  # flushes the spans still queued for the exporter
     report(outcome, notes, verdict_options(args))
+    if stopped:
+        print("\n--until-decided: where each task stopped")
+        print("\n".join(f"  {line}" for line in stopped))
     failed = failed_sweep(outcome)
     if failed:
         raise CommandFailed(failed)
@@ -263,3 +273,19 @@ def seconds(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
     return value
+
+
+async def sweep_until_decided(config: Any, looks: Any, args: argparse.Namespace, progress: dict[str, Any],
+                              callbacks: dict[str, Any]) -> tuple[Any, list[str]]:
+    """(the last look's outcome, a line per task saying where it stopped); a line per look as it is decided."""
+    from benchmarks.criterion.sequential import look_text
+    from benchmarks.criterion.verdict import Options
+    from benchmarks.studies.until_decided import run_until_decided
+
+    def on_look(decisions: list[Any]) -> None:
+        if not args.quiet and "bar" in progress:
+            said = "; ".join(f"{x.task} {x.verdict}{', stops' if x.stop else ''}" for x in decisions)
+            progress["bar"].message(f"wva: look {decisions[0].look} ({decisions[0].instances} instances): {said}")
+
+    result = await run_until_decided(config, looks, Options(**verdict_options(args)), on_look=on_look, **callbacks)
+    return result.outcome, [look_text(r) for r in result.stopped().values()]

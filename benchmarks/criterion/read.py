@@ -10,12 +10,14 @@ from typing import Any
 
 import pandas as pd
 
+from benchmarks.criterion.bounds import Levels
 from benchmarks.harness.outputs import EVENTS, MANIFEST, RUNS, read_runs
 from patterns.specs import provider_of
 
 _RUN_ID = re.compile(r'\{"run_id": "([^"]*)"')  # how every line of events.jsonl begins
 
 
+LOOKS = "until_decided"  # the manifest's record of a sweep run with --until-decided (`criterion.sequential`)
 SUCCESS = {"true": True, "false": False, "1": True, "0": False, "1.0": True, "0.0": False}
 
 
@@ -168,3 +170,11 @@ def sim_caveat(tasks: list[str]) -> str | None:
     return (f"{', '.join(tasks)}: a user's own dataset run on the simulator, which only walks the designs "
             "mechanically — these success figures and verdicts measure nothing about quality; use a real model "
             "(--model anthropic:<model-id>) or a recorded cassette (--model replay:<path>)")
+
+
+def stopping_levels(manifest: dict[str, Any]) -> dict[str, Levels]:
+    """Per task of a folder written by `wva bench --until-decided`, the interval levels of its last look (the one
+    it stopped at), so that the verdict read from the folder is the one that look took; {} for any other folder."""
+    block = manifest.get(LOOKS)
+    looks = block.get("looks") if isinstance(block, dict) else None
+    return {str(r["task"]): Levels(**r["levels"]) for r in looks or []}  # the last record of each task wins

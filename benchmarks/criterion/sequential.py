@@ -15,7 +15,9 @@ spending approach allows it), the earlier looks their planned ones.
 
 For the bench: `design(batch, max_instances)`, then after each batch `decide_at_look(design, look, runs)`
 with the task's runs so far; stop the task when `Decision.stop`; put `Decision.record()` in the manifest;
-`stopped_at(records)` and `look_text` say at which look each task stopped.
+`stopped_at(records)` and `look_text` say at which look each task stopped. The manifest keeps them under `KEY`
+(`benchmarks.studies.until_decided`), where the criterion finds the levels to read each task at
+(`benchmarks.criterion.read.stopping_levels`).
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ import pandas as pd
 
 from benchmarks.criterion.bounds import Levels
 from benchmarks.criterion.deciding import MODES, decide_task
+from benchmarks.criterion.read import LOOKS as KEY
 from benchmarks.criterion.spending import SPENDING, boundaries, level
 from benchmarks.criterion.verdict import DEFAULTS, Options
 
+__all__ = ["KEY", "Decision", "Design", "decide_at_look", "design", "look_text", "stopped_at"]
 BUDGETS = {"win": 0.0125, "eq": 0.05, "cost": 0.025, "value": 0.025}  # one-sided, as the fixed design's
 
 

@@ -49,7 +49,7 @@ from benchmarks.criterion.deciding import MODES, Decided, decide_task
 from benchmarks.criterion.drawability import THRESHOLD, drawability_row, predict
 from benchmarks.criterion.drawability.walks import Round, rounds_by_run, walks_of_runs
 from benchmarks.criterion.drawn_runs import DrawnRuns
-from benchmarks.criterion.read import criterion_inputs, load_inputs
+from benchmarks.criterion.read import criterion_inputs, load_inputs, stopping_levels
 from benchmarks.criterion.render import note
 from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
 from benchmarks.criterion.verdict import (
@@ -208,6 +208,7 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     specs = families.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     drawn = DrawnRuns(out_dir, seed)
+    levels = stopping_levels(manifest) if levels is None else levels  # a sequential folder: each task's last look
     rows, pairs = [], []
     for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
         agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured

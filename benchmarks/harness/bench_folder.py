@@ -126,7 +126,7 @@ def start(config: Any, plan: Plan, survey: Survey, preflight: dict[str, Any] | N
     mix = mixed(survey.old, manifest(**settings)) if survey.action == RESUME and config.allow_mixed else None
     from benchmarks.tasks.dataset import DatasetTask
 
-    doc = manifest(**settings, started=survey.started, trials_total=len(plan),
+    doc = manifest(**dict(config.manifest_extra or {}), **settings, started=survey.started, trials_total=len(plan),
                    instances_run={t.label: t.count for t in plan.tasks},
                    dataset_tasks=[t.label for t in plan.tasks if isinstance(t.family, DatasetTask)],
                    **({"mixed": mix} if mix else {}), **({"preflight": preflight} if preflight else {}))

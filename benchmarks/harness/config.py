@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,12 @@ class BenchConfig:
     overwrite: bool = False  # start again in a folder that holds finished trials (`--overwrite`)
     allow_mixed: bool = False  # with resume: accept trials of another code version (`--allow-mixed`)
     score_timeout_s: float | None = SCORE_TIMEOUT_S  # a scorer's code, per trial (`--score-timeout`)
+    # Per task label, its own instance count instead of `instances` (a sequential sweep's tasks grow look by look,
+    # each to its own count: `benchmarks.studies.until_decided`). Like `instances`, never compared on resume.
+    instances_by_task: tuple[tuple[str, int], ...] = ()
+    # What a study running this sweep adds to its manifest, under its own keys (JSON-ready): written in every
+    # manifest the sweep writes, never read by the harness, not compared on resume, not part of the plan.
+    manifest_extra: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.patterns if p not in PATTERNS and p != DRAWN]  # drawn: benchmarks.studies.drawn
@@ -45,6 +52,9 @@ class BenchConfig:
         for name in ("instances", "trials", "concurrency", "max_in_flight"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        for label, count in self.instances_by_task:
+            if count < 1:
+                raise ValueError(f"{label}: instances must be >= 1, got {count}")
         if self.workers is not None and self.workers < 1:
             raise ValueError(f"--workers must be >= 1, got {self.workers}")
         if self.executor not in EXECUTORS:
@@ -53,6 +63,10 @@ class BenchConfig:
             raise ValueError("--resume and --overwrite contradict each other: choose one")
         if self.allow_mixed and not self.resume:
             raise ValueError("--allow-mixed goes with --resume")
+
+    def instances_of(self, label: str) -> int:
+        """The instances the task labelled `label` runs."""
+        return dict(self.instances_by_task).get(label, self.instances)
 
 
 def settings_of(config: BenchConfig) -> dict[str, Any]:

@@ -46,7 +46,7 @@ class TaskPlan:
     patterns: tuple[str, ...]  # the sweep's patterns this task offers, in the sweep's order
     start: int  # the position of the task's first trial
     index: dict[str, int]  # instance id -> its place among the task's instances
-    requested: int  # --instances
+    requested: int  # --instances (or the task's own count: `BenchConfig.instances_by_task`)
     trials_each: int
     seed: int
 
@@ -72,10 +72,10 @@ class Plan:
             label = task_label(family)
             self.policies[label] = family.policy()
             skipped = not_offered(family)  # e.g. `route` for a task file without [routes]
-            ids = [inst.id for inst in family.instances(config.instances, config.seed)]
+            requested = config.instances_of(label)
+            ids = [inst.id for inst in family.instances(requested, config.seed)]
             task = TaskPlan(label, family, len(ids), tuple(p for p in config.patterns if p not in skipped), start,
-                            {inst_id: i for i, inst_id in enumerate(ids)}, config.instances, config.trials,
-                            config.seed)
+                            {inst_id: i for i, inst_id in enumerate(ids)}, requested, config.trials, config.seed)
             self.tasks.append(task)
             start += task.size
         self.total = start

@@ -241,6 +241,7 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
              "## Per task", ""]
     drawn = drawn_rows(pairs if pairs is not None else _read_pairs(out))
     parts += [task_paragraph(r, drawn.get(str(r.task))) + "\n" for r in df.itertuples()]
+    parts += looks_section(manifest)  # a sweep run with --until-decided: where each task stopped
     if sweep is not None:
         parts.append(sweep_section(sweep))
     parts.append(cache_section(runs, manifest))  # cost with and without prompt caching
@@ -263,3 +264,25 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     report = out / NAME
     write_text_atomic(report, "\n".join(parts))
     return [out / "criterion.csv", out / PAIRS, *charts.values(), report]
+
+
+def looks_section(manifest: dict[str, Any]) -> list[str]:
+    """For a folder written by `wva bench --until-decided`: the design and the look each task stopped at, with
+    the verdict at each of its looks (no lines for any other folder)."""
+    from benchmarks.criterion.sequential import KEY, look_text, stopped_at
+
+    block = manifest.get(KEY)
+    if not isinstance(block, dict) or not block.get("looks"):
+        return []
+    looks = block["looks"]
+    spending = {"obf": "O'Brien–Fleming-type", "pocock": "Pocock-type"}.get(block.get("spending"), "?")
+    lines = ["## Stopping once decided", "",
+             f"The tasks ran in batches of {block.get('batch')} instances, up to {block.get('max_instances')} each "
+             f"(`--until-decided`, {spending} α spending): after each batch (a look) every task still running was "
+             "decided again, and a decided task ran no more instances. Each verdict above is read at the interval "
+             "levels of the look its task stopped at, so the error rate holds despite the repeated looks.", ""]
+    for task, last in stopped_at(looks).items():
+        own = [r for r in looks if r["task"] == task]
+        lines.append(f"- {look_text(last)}. The verdict after {', '.join(str(r['instances']) for r in own)} "
+                     f"instances: {', '.join(str(r['verdict']) for r in own)}.")
+    return [*lines, ""]
