@@ -279,24 +279,3 @@ def test_the_messages_api_own_output_budget_400_is_read_the_same_way() -> None:
                                     "decrease input length or `max_tokens` and try again")
     assert isinstance(claude, anthropic.BadRequestError) and output_room(claude) == 200000 - 178959
     assert output_room(faults.prompt_too_long(210000, 200000)) is None
-
-
-def test_a_trace_says_which_calls_had_their_usage_estimated(server_of: Any) -> None:
-    pytest.importorskip("opentelemetry.sdk")
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    from patterns.otel import Tracing
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    server = server_of(completion(calls=[("get_weather", '{"city": "Oslo"}')], usage=None),
-                       completion(text="Rain in Oslo."))
-    run_agent(model(server), "Weather in Oslo?", tools=ToolSet([get_weather]), tracer=Tracing(provider.get_tracer("t")))
-    spans = exporter.get_finished_spans()
-    [root] = [s for s in spans if s.parent is None]
-    chats = sorted((s for s in spans if s.name.startswith("chat")), key=lambda s: s.start_time)
-    assert root.attributes["wva.usage_estimated_calls"] == 1
-    assert [s.attributes.get("wva.usage_estimated") for s in chats] == [True, None]

@@ -40,16 +40,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import json
     import sys
-    import tempfile
-    from pathlib import Path
 
     from benchmarks.cli._tables import fmt_cost
     from benchmarks.harness.preflight import preflight
-    from benchmarks.harness.trial import TrialSpec, grade_output, trial_model, uncached_cost
+    from benchmarks.harness.trial import TrialSpec, trial_model, uncached_cost
     from benchmarks.tasks.dataset import sim_warning
-    from patterns.options import RequestOptions
     from patterns.options import on_off as on_off_text
-    from patterns.workflows import arun_workflow
 
     family, instance = _task_and_instance(args)
     if warning := sim_warning(args.model, [family]):
@@ -60,19 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def one() -> tuple[Any, float, Any]:
         await preflight(model, args.model)  # a paid model: a missing or rejected key is one line, not a traceback
-        with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
-            try:
-                env = family.environment(instance, Path(workdir))
-                design = family.design(args.pattern, env)
-            except Exception as exc:
-                raise task_bug("the task's environment or design", exc) from None
-            result = await arun_workflow(design, model, instance.prompt, seed=args.seed,
-                                         options=RequestOptions(prompt_cache=args.prompt_cache))
-            try:
-                score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
-            except Exception as exc:
-                raise task_bug("the task's scorer", exc) from None
-            return result, score, graded
+        return await _trial(args, family, instance, model, grader)
 
     result, score, graded = _run_checked(one)
     grader_cost = graded.cost_usd if graded is not None else None
@@ -98,6 +82,31 @@ def run(args: argparse.Namespace) -> int:
           f"(prompt cache {on_off_text(args.prompt_cache)})")
     print(f"latency:    {result.latency_s:.2f} s ({'modelled' if getattr(model, 'clock', None) else 'measured'})")
     return 0
+
+
+async def _trial(args: argparse.Namespace, family: Any, instance: Any, model: Any,
+                 grader: Any) -> tuple[Any, float, Any]:
+    """(result, score, the grader's run) of one trial in a temporary folder; a bug in the task's code is one line."""
+    import tempfile
+    from pathlib import Path
+
+    from benchmarks.harness.trial import grade_output
+    from patterns.options import RequestOptions
+    from patterns.workflows import arun_workflow
+
+    with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
+        try:
+            env = family.environment(instance, Path(workdir))
+            design = family.design(args.pattern, env)
+        except Exception as exc:
+            raise task_bug("the task's environment or design", exc) from None
+        result = await arun_workflow(design, model, instance.prompt, seed=args.seed,
+                                     options=RequestOptions(prompt_cache=args.prompt_cache))
+        try:
+            score, graded = await grade_output(family, instance, env, result.output, grader, seed=args.seed)
+        except Exception as exc:
+            raise task_bug("the task's scorer", exc) from None
+        return result, score, graded
 
 
 def task_bug(what: str, exc: Exception) -> CommandFailed:
