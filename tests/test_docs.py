@@ -22,7 +22,6 @@ PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 NOT_RUN = "# not run:"
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 # Pages other branches write at the same time, linked already; remove a name once its page has landed.
-PENDING = {"docs/stopping-early.md", "docs/drawability.md"}
 
 
 def python_blocks(page: Path) -> list[str]:
@@ -81,20 +80,10 @@ def test_the_pages_have_python_to_run_and_mark_what_cannot() -> None:
     assert all(re.match(r"# not run: \S", b.lstrip()) for b in skipped), "say why a block is not run"
 
 
-def pending(page: Path, target: str) -> bool:
-    return str((page.parent / target.partition("#")[0]).resolve()) in {str(ROOT / name) for name in PENDING}
-
-
 def test_every_relative_link_resolves() -> None:
     bad = {f"{rel(page)} -> {target}": why for page in PAGES for target in links(page)
-           if (why := broken(page, target)) and not pending(page, target)}
+           if (why := broken(page, target))}
     assert bad == {}
-
-
-@pytest.mark.xfail(strict=True, reason="the seq and draw2 branches add these pages; when they have landed this "
-                                       "test passes, and strict xfail fails it: empty PENDING then")
-def test_the_pending_pages_have_landed() -> None:
-    assert all((ROOT / name).is_file() for name in PENDING)
 
 
 def test_the_link_check_finds_a_broken_link(tmp_path: Path) -> None:
