@@ -131,3 +131,15 @@ def test_the_drawn_run_does_not_warn_that_its_tasks_hold_fewer_instances(tmp_pat
     """Each drawn task runs its instances minus the drawing set by design: no "has only N" warning for it."""
     assert main([*BENCH, "--out", str(tmp_path / "o")]) == 0
     assert "has only" not in capsys.readouterr().err
+
+
+def test_the_drawn_run_spends_nothing_on_instances_the_agent_did_not_run(tmp_path: Path) -> None:
+    """A sweep stopped early (--until-decided) holds fewer agent instances than its maximum: the drawing runs on
+    the agent's instances it did not see, never on instances with no agent row to pair with."""
+    out = tmp_path / "u"
+    assert main(["bench", "--tasks", "multihop", "--patterns", "single,agent", "--until-decided", "--max-instances",
+                 "40", "--batch", "20", "--trials", "1", "--workers", "1", "--quiet", "--out", str(out)]) == 0
+    agent = set(pd.read_csv(out / "runs.csv").query("pattern == 'agent'")["instance"])
+    drawn = set(pd.read_csv(out / "drawn" / "runs.csv")["instance"])
+    about = json.loads((out / "drawn" / drawing_file("multihop")).read_text())["about"]
+    assert len(agent) == 20 and drawn == agent - set(about["drawing_instances"])

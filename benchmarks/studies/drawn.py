@@ -10,10 +10,11 @@ import the criterion: this study joins them, after a bench, in three steps.
 1. **Draw.** For each task of DIR/runs.csv whose agent walked on at least D + 2 instances, the graph is
    learned from the agent's walks on the folder's seeded drawing set of D instances
    (`drawability.drawn_graph`, the folder's seed: the drawing the report pictures) and written to
-   `DIR/drawn/<task>.json`, with what it was drawn from (`about`: the task's spec, the drawing instances).
+   `DIR/drawn/<task>.json`, with what it was drawn from (`about`: the task's spec, the drawing instances,
+   and the testing instances: those the agent ran that the drawing did not see).
 2. **Run.** An ordinary bench into `DIR/drawn/`: one pattern, `drawn`; per task a `DrawnTask` (a family
    whose one design is the drawing compiled with the agent's own tools, system prompt and first turn,
-   `drawability.compile_drawing`, and whose instances are the task's minus the drawing set); DIR's model,
+   `drawability.compile_drawing`, and whose instances are the testing instances); DIR's model,
    seed, instance count, trials, request options, limits, retry policy and grader. Its rows carry the
    task's own label and instance ids, so they pair with the agent's on the testing instances.
 3. **Read.** `wva criterion DIR` joins `DIR/drawn/runs.csv` to the task's rows as the pattern `drawn`
@@ -88,6 +89,7 @@ class DrawnTask:
         self.drawing = from_json(text)
         self.inner = load_task(str(about["spec"]))
         self.drawn_from = frozenset(map(str, about["drawing_instances"]))
+        self.tested = frozenset(map(str, about.get("testing_instances") or ())) or None  # None: every other one
         self.name, self.PARAMS, self.settings = self.inner.name, self.inner.PARAMS, self.inner.settings
 
     def __getattr__(self, name: str) -> Any:  # what the harness may ask of a family (agrade, model_graded...)
@@ -96,7 +98,10 @@ class DrawnTask:
         return getattr(self.inner, name)
 
     def instances(self, n: int, seed: int) -> list[Instance]:
-        return [i for i in self.inner.instances(n, seed) if i.id not in self.drawn_from]
+        """The task's instances the agent ran and the drawing did not see (a paid run spends nothing on
+        instances no agent row pairs with)."""
+        return [i for i in self.inner.instances(n, seed)
+                if i.id not in self.drawn_from and (self.tested is None or i.id in self.tested)]
 
     def environment(self, instance: Instance, workdir: Path) -> Any:
         return self.inner.environment(instance, workdir)
@@ -142,7 +147,10 @@ def draw_tasks(out: Path, seed: int) -> Drawings:
         chosen, drawing = drawn_graph(walks, D, seed)
         path = (out / DRAWN / drawing_file(task)).resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = to_json(drawing, {"task": task, "spec": specs[task], "d": D, "seed": seed, "drawing_instances": chosen})
+        # tested on the instances the agent ran and the drawing did not see: only those pair with the agent's rows
+        tested = sorted(set(agents.loc[agents["task"] == task, "instance"].astype(str)) - set(map(str, chosen)))
+        text = to_json(drawing, {"task": task, "spec": specs[task], "d": D, "seed": seed, "drawing_instances": chosen,
+                                 "testing_instances": tested})
         if not path.exists() or path.read_text(encoding="utf-8") != text:  # a folder with nothing to do is not touched
             write_text_atomic(path, text)
         made.append(f"{SPEC}:drawing={quote(str(path), safe='')},digest={digest_of(text)}")
