@@ -165,3 +165,24 @@ def test_the_report_states_the_run_from_its_rows(tmp_path: Path, capsys: pytest.
     assert "Not a measure of quality" in report and report.count("measure nothing about quality") >= 8
     assert main(["criterion", str(out)]) == 0
     assert "NOT A MEASURE OF QUALITY: tickets" in capsys.readouterr().out
+
+
+def test_a_results_folder_inside_the_clone_does_not_make_the_code_dirty(tmp_path: Path) -> None:
+    import subprocess
+
+    from benchmarks.harness.manifest import git_state
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    (tmp_path / "patterns").mkdir()
+    (tmp_path / "results").mkdir()
+    (tmp_path / "patterns" / "a.py").write_text("x = 1\n")
+    (tmp_path / "results" / "runs.csv").write_text("run_id\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init")
+    (tmp_path / "results" / "runs.csv").write_text("run_id\nabc\n")
+    assert git_state(tmp_path)["dirty"] is False
+    (tmp_path / "patterns" / "a.py").write_text("x = 2\n")
+    assert git_state(tmp_path)["dirty"] is True

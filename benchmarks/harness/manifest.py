@@ -54,7 +54,9 @@ def git_state(root: Path) -> dict[str, Any]:
         return out.stdout.strip() if out.returncode == 0 else None
 
     commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no")
+    # dirty: the code differs from the commit (what the code digest covers, and the pinned dependencies); a
+    # results folder inside the clone, rewritten by this very sweep, does not make the code uncommitted
+    status = git("status", "--porcelain", "--untracked-files=no", "--", "patterns", "benchmarks", "pyproject.toml")
     return {"commit": commit, "dirty": bool(status) if status is not None else None}
 
 
