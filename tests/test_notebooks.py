@@ -81,3 +81,24 @@ def test_runs_top_to_bottom_on_sim(name: str) -> None:
     assert prefix == sys.prefix, f"the kernel ran {prefix}, not this environment's Python ({sys.prefix})"
     for cell in code_cells(nb)[:-1]:
         assert not [o for o in cell.outputs if o.output_type == "error"]
+
+
+# A measured figure in a notebook's prose goes stale the moment the code or the model moves: the narrative
+# says what to look at, the cells print the figures. Interval levels (95%, 97.5%, 90%) are method, not data.
+MEASURED = re.compile(r"(?<![\w.])[+\-−]?\d+(?:\.\d+)?\s*[%×]|(?<![\w.\d])[+\-−]?0\.\d{2,}")
+LEVELS = re.compile(r"\b(?:95|97\.5|90|80)\s*%")
+
+
+def figures_in_prose(text: str) -> list[str]:
+    return MEASURED.findall(LEVELS.sub("", text))
+
+
+def test_the_figure_scan_finds_a_figure_and_passes_a_level() -> None:
+    assert figures_in_prose("the agent succeeded in 83% at 1.6× the cost, drawability 0.72") == ["83%", "1.6×", "0.72"]
+    assert figures_in_prose("its 95% interval and the 97.5% one") == []
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
+def test_no_notebook_quotes_a_measured_figure_in_its_prose(name: str) -> None:
+    prose = [c.source for c in read(name).cells if c.cell_type == "markdown"]
+    assert [f for text in prose for f in figures_in_prose(text)] == []
