@@ -227,3 +227,15 @@ def test_bad_combinations_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest
     assert main(["bench", "--tasks", "multihop", "--quiet", *argv, "--out", str(tmp_path / "r")]) == 2
     assert says in error_of(capsys)
     assert not (tmp_path / "r").exists()
+
+
+def test_a_plain_resume_of_a_sequential_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A plain --resume would extend every task to --instances, drop the looks and read the verdict at the fixed
+    design's levels though looks were taken: refused, naming what wrote the folder."""
+    out = str(tmp_path / "r")
+    assert main([*BENCH, "--tasks", "pipeline", "--max-instances", "20", "--batch", "10", "--out", out]) == 0
+    capsys.readouterr()
+    plain = [a for a in BENCH if a != "--until-decided"]
+    assert main([*plain, "--tasks", "pipeline", "--resume", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert "written by a study (until_decided)" in err and len(err.strip().splitlines()) == 1

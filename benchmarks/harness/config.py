@@ -76,7 +76,10 @@ def settings_of(config: BenchConfig) -> dict[str, Any]:
             "prompt_cache": on_off(config.options.prompt_cache), "max_tokens": config.options.max_tokens,
             "limits": vars_of(config.limits),
             "retry": vars_of(config.retry), "executor": config.executor,
-            "grader_model": config.grader_model or config.model}
+            "grader_model": config.grader_model or config.model,
+            # a study that grows the folder (--until-decided) names its record: a plain --resume of its folder, or
+            # the study's resume of a plain folder, would read the trials as the other kind of run
+            **({"study": sorted(config.manifest_extra)} if config.manifest_extra else {})}
 
 
 def vars_of(settings: Any) -> dict[str, Any]:

@@ -64,6 +64,9 @@ def problem(old: dict[str, Any] | None, new: dict[str, Any], state: FolderState)
         return Problem("manifest", "its manifest.json was changed after the sweep wrote it (the fingerprint does "
                                    "not match)")
     for key in SETTINGS:
+        if key == "study" and old.get(key) != new.get(key):
+            return Problem("settings", f"it was written by {_run_kind(old)}, and this is {_run_kind(new)}: run the "
+                                       "command that wrote it")
         if _plain(old.get(key)) != _plain(new.get(key)):
             name = FLAGS.get(key, key)
             return Problem("settings", f"it was run with {name} {_shown(old.get(key))}, and this sweep asks for "
@@ -80,6 +83,11 @@ def problem(old: dict[str, Any] | None, new: dict[str, Any], state: FolderState)
         if had != wanted:
             return Problem("code", f"its trials were computed with {name} {had}, and {wanted} is installed")
     return None
+
+
+def _run_kind(doc: dict[str, Any]) -> str:
+    study = doc.get("study")
+    return f"a study ({', '.join(study)}) that grows it look by look" if study else "a plain sweep"
 
 
 def _shown(value: Any) -> str:

@@ -185,7 +185,8 @@ def recorded(config: BenchConfig, new: dict[str, Any]) -> dict[str, pd.DataFrame
 
 def _settings_differ(old: dict[str, Any], config: BenchConfig) -> bool:
     new = json.loads(json.dumps(settings_of(config), default=str))
-    return any(json.loads(json.dumps(old.get(k), default=str)) != new.get(k) for k in SETTINGS)
+    # "study" is this study's own mark (compared just after, flag by flag), not a user's setting
+    return any(json.loads(json.dumps(old.get(k), default=str)) != new.get(k) for k in SETTINGS if k != "study")
 
 
 def config_at(config: BenchConfig, state: State, extra: dict[str, Any], first: bool) -> BenchConfig:
