@@ -75,7 +75,9 @@ def code_digest() -> str:
 
 def fingerprint(doc: dict[str, Any]) -> str:
     """A digest of what is compared on resume (settings, code, versions, the mixed list)."""
-    part = {key: doc.get(key) for key in (*SETTINGS, "code_digest", "packages", "mixed")}
+    # a key only some runs record ("study") counts only where it is: older manifests keep their fingerprint
+    keys = (*SETTINGS, "code_digest", "packages", "mixed")
+    part = {key: doc.get(key) for key in keys if key != "study" or key in doc}
     return hashlib.sha256(json.dumps(part, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
