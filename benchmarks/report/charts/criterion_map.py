@@ -100,7 +100,9 @@ def _overlaps(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
 
 
 def place_labels(ax: Any, pts: list[Point]) -> None:
-    """Greedy: each label takes the first offset whose box hits no earlier label, marker or the axes edge."""
+    """Greedy: each label takes the first offset whose box hits no earlier label, marker or the axes edge; where
+    every offset hits something, the one inside the axes that hits the fewest (a label cut by the edge is
+    unreadable)."""
     px = ax.figure.dpi / 72
     frame = ax.get_window_extent()
     taken = []
@@ -109,13 +111,12 @@ def place_labels(ax: Any, pts: list[Point]) -> None:
         r = np.sqrt(p.area) / 2 * px
         taken.append((x - r, y - r, x + r, y + r))
     for p in sorted(pts, key=lambda q: (q.x, q.y)):
-        choice = OFFSETS[0]
+        hits = {}  # offsets inside the axes -> how many labels and markers each box hits
         for offset, ha in OFFSETS:
             box = _box(ax, p, offset, ha, p.label)
-            inside = frame.x0 <= box[0] and box[2] <= frame.x1 and frame.y0 <= box[1] and box[3] <= frame.y1
-            if inside and not any(_overlaps(box, t) for t in taken):
-                choice = (offset, ha)
-                break
+            if frame.x0 <= box[0] and box[2] <= frame.x1 and frame.y0 <= box[1] and box[3] <= frame.y1:
+                hits[offset, ha] = sum(_overlaps(box, t) for t in taken)
+        choice = min(hits, key=hits.__getitem__) if hits else OFFSETS[0]
         taken.append(_box(ax, p, *choice, p.label))
         ax.annotate(p.label, (p.x, p.y), xytext=choice[0], textcoords="offset points", ha=choice[1], fontsize=8,
                     zorder=5, bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
@@ -152,7 +153,7 @@ def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None
         ax.scatter(p.x, p.y, s=p.area, marker=p.marker, color=p.colour, edgecolors=p.edge, linewidths=1.2, zorder=4)
     ax.set_xlabel(f"drawability (95% CI): unseen instances' walks a graph drawn from {D} others covers; "
                   f"threshold {threshold:g}")
-    ax.set_ylabel("agent − comparator workflow success (95% CI, clustered by instance)")
+    ax.set_ylabel("agent − comparator workflow success (the interval the verdict read, by instance)")
     ax.grid(True, alpha=0.25)
     verdicts = [Patch(facecolor=c, edgecolor="black", label=f"verdict: {v}") for v, c in VERDICT_COLOURS.items()]
     sizes = [Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="black",
