@@ -186,3 +186,15 @@ def test_a_results_folder_inside_the_clone_does_not_make_the_code_dirty(tmp_path
     assert git_state(tmp_path)["dirty"] is False
     (tmp_path / "patterns" / "a.py").write_text("x = 2\n")
     assert git_state(tmp_path)["dirty"] is True
+
+
+def test_the_code_digest_covers_the_projects_code() -> None:
+    """The digest reads every file of patterns/ and benchmarks/ (a digest of nothing would let --resume mix code)."""
+    import hashlib
+
+    from benchmarks.harness import code_errors
+    from benchmarks.harness.manifest import ROOT, code_digest
+
+    assert (ROOT / "pyproject.toml").is_file() and (ROOT / "patterns" / "agent.py").is_file()
+    assert code_digest() != hashlib.sha256(b"").hexdigest()[:16]
+    assert all(Path(p).is_dir() for p in code_errors._PROJECT)  # the project's own frames are told apart

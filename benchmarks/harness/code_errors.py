@@ -27,7 +27,7 @@ SCORER_ERROR = "ScorerError"
 CODE_ERROR = "CodeError"
 KINDS = (SCORER_ERROR, CODE_ERROR)
 
-_PROJECT = tuple(str(Path(__file__).resolve().parents[1] / name) + os.sep for name in ("patterns", "benchmarks"))
+_PROJECT = tuple(str(Path(__file__).resolve().parents[2] / name) + os.sep for name in ("patterns", "benchmarks"))
 _LIBRARIES = tuple({str(Path(p).resolve()) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")
                     if (p := sysconfig.get_paths().get(key))})
 

@@ -34,7 +34,7 @@ from patterns.redact import redact
 PACKAGES = ("workflow-vs-agent", "anthropic", "networkx", "pandas", "matplotlib", "numpy")
 SETTINGS = ("model", "seed", "patterns", "tasks", "trials", "prompt_cache", "max_tokens", "limits", "retry",
             "grader_model", "study")  # study: the records a study keeps in the manifest (absent for a plain sweep)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the project (this file is benchmarks/harness/manifest.py)
 NAME = "manifest.json"
 
 
