@@ -11,19 +11,9 @@ from typing import Any
 
 import networkx as nx
 
+from benchmarks.criterion.read import task_specs
 
-def task_specs(manifest: dict[str, Any]) -> dict[str, str]:
-    """task label (the runs' `task`) -> the spec that builds it, from a results folder's manifest."""
-    from benchmarks.tasks.base import task_label
-    from benchmarks.tasks.registry import load_task
-
-    specs: dict[str, str] = {}
-    for spec in manifest.get("tasks") or []:
-        try:
-            specs[task_label(load_task(spec))] = spec
-        except Exception:  # a family that no longer imports: what needs it stays unknown
-            continue
-    return specs
+__all__ = ["load_family", "task_specs", "workflow_graph", "workflow_graphs"]  # task_specs: where the charts and studies find it
 
 
 def load_family(spec: str | None) -> Any | None:

@@ -138,22 +138,9 @@ def sim_dataset_tasks(runs: pd.DataFrame, manifest: dict[str, Any]) -> list[str]
     """The tasks from a user's own dataset that ran on the simulator: their success figures measure nothing."""
     datasets = set(manifest.get("dataset_tasks") or [])
     if "dataset_tasks" not in manifest:  # a manifest from before `dataset_tasks`: a task file's spec is a .toml
-        datasets = {label for label, spec in _specs(manifest).items() if spec.split(":", 1)[0].endswith(".toml")}
+        datasets = {label for label, spec in task_specs(manifest).items() if spec.split(":", 1)[0].endswith(".toml")}
     simulated = runs[runs["model"].map(provider_of) == "sim"]
     return [task for task in dict.fromkeys(simulated["task"].astype(str)) if task in datasets]
-
-
-def _specs(manifest: dict[str, Any]) -> dict[str, str]:
-    from benchmarks.tasks.base import task_label
-    from benchmarks.tasks.registry import load_task
-
-    specs: dict[str, str] = {}
-    for spec in manifest.get("tasks") or []:
-        try:
-            specs[task_label(load_task(spec))] = spec
-        except Exception:  # a family that no longer imports: it is not counted as a dataset
-            continue
-    return specs
 
 
 def folder_caveat(out_dir: str | Path) -> str | None:
@@ -178,3 +165,17 @@ def stopping_levels(manifest: dict[str, Any]) -> dict[str, Levels]:
     block = manifest.get(LOOKS)
     looks = block.get("looks") if isinstance(block, dict) else None
     return {str(r["task"]): Levels(**r["levels"]) for r in looks or []}  # the last record of each task wins
+
+
+def task_specs(manifest: dict[str, Any]) -> dict[str, str]:
+    """task label (the runs' `task`) -> the spec that builds it, from a results folder's manifest."""
+    from benchmarks.tasks.base import task_label
+    from benchmarks.tasks.registry import load_task
+
+    specs: dict[str, str] = {}
+    for spec in manifest.get("tasks") or []:
+        try:
+            specs[task_label(load_task(spec))] = spec
+        except Exception:  # a family that no longer imports: what needs it stays unknown
+            continue
+    return specs

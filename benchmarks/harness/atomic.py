@@ -7,19 +7,24 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 
-def write_atomic(path: Path, write: Callable[[IO[str]], None]) -> None:
+def _replace_with(path: Path, mode: str, write: Callable[[IO[Any]], None]) -> None:
+    """`write` into a temporary file beside `path`, then rename it into place (nothing left on failure)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
             write(f)
         os.chmod(tmp, 0o644)  # mkstemp makes files private; results are meant to be read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: Path, write: Callable[[IO[str]], None]) -> None:
+    _replace_with(path, "w", write)
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -27,15 +32,7 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def write_atomic_bytes(path: Path, write: Callable[[IO[bytes]], None]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.chmod(tmp, 0o644)  # mkstemp makes files private; results are meant to be read
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _replace_with(path, "wb", write)
 
 
 class AtomicFile:

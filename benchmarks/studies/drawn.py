@@ -90,6 +90,7 @@ class DrawnTask:
         self.inner = load_task(str(about["spec"]))
         self.drawn_from = frozenset(map(str, about["drawing_instances"]))
         self.tested = frozenset(map(str, about.get("testing_instances") or ())) or None  # None: every other one
+        self.pool = int(about.get("instances") or 0) or None  # the task's instances they are among (None: n)
         self.name, self.PARAMS, self.settings = self.inner.name, self.inner.PARAMS, self.inner.settings
 
     def __getattr__(self, name: str) -> Any:  # what the harness may ask of a family (agrade, model_graded...)
@@ -98,10 +99,11 @@ class DrawnTask:
         return getattr(self.inner, name)
 
     def instances(self, n: int, seed: int) -> list[Instance]:
-        """The task's instances the agent ran and the drawing did not see (a paid run spends nothing on
-        instances no agent row pairs with)."""
-        return [i for i in self.inner.instances(n, seed)
+        """The first `n` of the task's instances the agent ran and the drawing did not see (a paid run spends
+        nothing on instances no agent row pairs with); the drawn bench asks for exactly as many as there are."""
+        kept = [i for i in self.inner.instances(self.pool or n, seed)
                 if i.id not in self.drawn_from and (self.tested is None or i.id in self.tested)]
+        return kept[:n]
 
     def environment(self, instance: Instance, workdir: Path) -> Any:
         return self.inner.environment(instance, workdir)
@@ -127,6 +129,7 @@ class DrawnTask:
 @dataclass(frozen=True)
 class Drawings:
     specs: tuple[str, ...]  # a DrawnTask spec per drawn task
+    counts: tuple[tuple[str, int], ...]  # (task label, its testing instances) per drawn task
     skipped: tuple[str, ...]  # a line per task that was not drawn, saying why
 
 
@@ -136,7 +139,7 @@ def draw_tasks(out: Path, seed: int) -> Drawings:
     agents = runs[runs["pattern"] == "agent"].sort_values(["task", "instance", "trial"], kind="stable")
     rounds = rounds_by_run(EventLines(out / EVENTS).of_runs(set(agents["run_id"].astype(str))))
     specs = task_specs(read_manifest(out))
-    made, skipped = [], []
+    made, counts, skipped = [], [], []
     for task in dict.fromkeys(runs["task"].astype(str)):
         walks = walks_of_runs(agents[agents["task"] == task], rounds)
         if task not in specs or sum(1 for w in walks.values() if w) < D + 2 or not rounds:
@@ -148,13 +151,15 @@ def draw_tasks(out: Path, seed: int) -> Drawings:
         path = (out / DRAWN / drawing_file(task)).resolve()
         path.parent.mkdir(parents=True, exist_ok=True)
         # tested on the instances the agent ran and the drawing did not see: only those pair with the agent's rows
-        tested = sorted(set(agents.loc[agents["task"] == task, "instance"].astype(str)) - set(map(str, chosen)))
+        ran = set(agents.loc[agents["task"] == task, "instance"].astype(str))
+        tested = sorted(ran - set(map(str, chosen)))
         text = to_json(drawing, {"task": task, "spec": specs[task], "d": D, "seed": seed, "drawing_instances": chosen,
-                                 "testing_instances": tested})
+                                 "testing_instances": tested, "instances": len(ran)})
         if not path.exists() or path.read_text(encoding="utf-8") != text:  # a folder with nothing to do is not touched
             write_text_atomic(path, text)
         made.append(f"{SPEC}:drawing={quote(str(path), safe='')},digest={digest_of(text)}")
-    return Drawings(tuple(made), tuple(skipped))
+        counts.append((task, len(tested)))
+    return Drawings(tuple(made), tuple(counts), tuple(skipped))
 
 
 def config_of(out: Path, main: BenchConfig | None = None) -> BenchConfig | None:
@@ -193,10 +198,8 @@ async def arun_drawn(out: Path, run: Callable[..., Any], main: BenchConfig | Non
     drawings = draw_tasks(out, config.seed)
     if not drawings.specs:
         return None, [*drawings.skipped]
-    config = replace(config, tasks=drawings.specs)
-    if (warn := hooks.get("on_warning")) is not None:  # each task runs its instances minus the drawing set, by
-        # design: the harness's warning that a task holds fewer instances than asked for does not apply here
-        hooks = {**hooks, "on_warning": lambda text: None if " has only " in text else warn(text)}
+    # each task runs exactly its testing instances: fewer than the main bench's, by design, never "short"
+    config = replace(config, tasks=drawings.specs, instances_by_task=drawings.counts)
     for attempt in ({}, {"resume": True}, {"overwrite": True}):  # as it is; its missing trials; from scratch
         try:
             return await run(replace(config, **attempt), **hooks), [*drawings.skipped]

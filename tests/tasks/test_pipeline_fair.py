@@ -20,24 +20,14 @@ from benchmarks.tasks.registry import load_task
 from patterns.sim import Decider, Request, SimModel
 from patterns.workflows import Loop, run_workflow
 
+from .decisions import Keys
+
 WORK = Path(".")
 FAMILY = Pipeline(fields="3-5")
 INSTANCE = FAMILY.instances(1, seed=8)[0]
 TRUTH = INSTANCE.data["expected"]
 TOOLS = FAMILY.environment(INSTANCE, WORK).tools.params
 AGENT_SYSTEM = f"{pt.SYSTEM} {pt.AGENT_HINT}"
-
-
-class Keys:
-    """A Decider's source of draws that records every (kind, key) and answers right, or wrong, every time."""
-
-    def __init__(self, wrong: bool = False) -> None:
-        self.drawn: list[tuple[str, str]] = []
-        self.u = 0.0 if wrong else 0.999
-
-    def __call__(self, kind: str, key: str) -> float:
-        self.drawn.append((kind, key))
-        return self.u
 
 
 def ask(params: dict[str, Any], keys: Keys, error_rate: float = 0.1) -> tuple[Any, Decider]:

@@ -21,6 +21,7 @@ from benchmarks.tasks.repair.tools import Sandbox, make_tools, validation_report
 from patterns.sim import Decider, Request, SimModel
 from patterns.workflows import Loop, run_workflow
 
+from .decisions import Keys
 from .forcing import ForcedPolicy
 
 FAMILY = Repair(faults=1)
@@ -29,18 +30,6 @@ PATH = INSTANCE.data["path"]
 LINE = INSTANCE.data["faults"][0]["line"]
 REPORT = validation_report(PATH, INSTANCE.data["faulty"])
 TOOLS = make_tools(Sandbox(Path("."))).params  # the tool schemas only
-
-
-class Keys:
-    """A Decider's source of draws that records every (kind, key) and answers right, or wrong, every time."""
-
-    def __init__(self, wrong: bool = False) -> None:
-        self.drawn: list[tuple[str, str]] = []
-        self.u = 0.0 if wrong else 0.999
-
-    def __call__(self, kind: str, key: str) -> float:
-        self.drawn.append((kind, key))
-        return self.u
 
 
 def ask(params: dict[str, Any], wrong: bool = False) -> tuple[Any, Decider, Keys]:

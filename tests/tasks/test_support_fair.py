@@ -13,39 +13,14 @@ from benchmarks.tasks.support import Support
 from benchmarks.tasks.support import prompts as st
 from patterns import Limits, RequestOptions, ScriptedModel, message
 from patterns.scripted import tool_use_block
-from patterns.sim import Decider, Reply, Request, SimModel
+from patterns.sim import SimModel
 from patterns.sync import run_sync
 from patterns.workflows import run_workflow
 
+from .decisions import KeyLog
+
 WORK = Path(".")
 BUILT = RequestOptions(prompt_cache=False)
-
-
-class _Keyed(Decider):
-    """Passes every draw on to the model's own Decider, writing down its kind and key."""
-
-    def __init__(self, inner: Decider, log: list[tuple[str, str | None]]) -> None:
-        super().__init__(inner.rng, inner.error_rate, inner.checker_error_rate)
-        self.inner, self.log = inner, log
-
-    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide") -> bool:
-        self.log.append((kind, key))
-        return self.inner.draw(rate, key, kind=kind)
-
-    def judge(self, key: str | None = None) -> bool:
-        self.log.append(("judge", key))
-        return self.inner.judge(key)
-
-
-class KeyLog:
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.log = inner, []
-
-    def accepts(self, request: Request) -> bool:
-        return self.inner.accepts(request)
-
-    def respond(self, request: Request, decide: Decider) -> Reply:
-        return self.inner.respond(request, _Keyed(decide, self.log))
 
 
 def _send(policy: Any, params: dict[str, Any], stream: str = "t", **knobs: Any) -> tuple[Any, SimModel]:
