@@ -13,7 +13,8 @@ import networkx as nx
 
 from benchmarks.criterion.read import task_specs
 
-__all__ = ["load_family", "task_specs", "workflow_graph", "workflow_graphs"]  # task_specs: where the charts and studies find it
+# task_specs is read.py's, offered here too: the charts and studies find a folder's families through this module
+__all__ = ["load_family", "task_specs", "workflow_graph", "workflow_graphs"]
 
 
 def load_family(spec: str | None) -> Any | None:
