@@ -20,6 +20,7 @@ import networkx as nx
 from ..answers import verdict
 from ..events import Kind
 from ..run import Run
+from .choices import check_drawn
 from .graph import graph_of, node
 from .steps import LLM, render
 
@@ -41,6 +42,7 @@ class EvaluateOptimize:
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
             raise ValueError("max_rounds must be >= 1")
+        check_drawn(self)  # a generator picking among more than K tools, round after round, is an agent
 
     async def __call__(self, run: Run, text: str) -> str:
         candidate, feedback = text, ""

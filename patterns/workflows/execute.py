@@ -12,6 +12,7 @@ from ..result import Result
 from ..retry import RetryPolicy
 from ..run import Run
 from ..sync import run_sync
+from .choices import check_drawn
 
 
 async def arun_workflow(
@@ -21,7 +22,10 @@ async def arun_workflow(
 ) -> Result:
     """`await spec(run, task)` inside a fresh `Run`; every ending becomes the Result's terminal.
 
-    `tracer` (an OpenTelemetry tracer or a `patterns.otel.Tracing`) exports the run's spans when it ends."""
+    `tracer` (an OpenTelemetry tracer or a `patterns.otel.Tracing`) exports the run's spans when it ends.
+    A workflow in which the model picks among more than `choices.K` steps after a tool has answered is refused
+    (`AgentLike`, a ValueError) before any call: it is the agent pattern and must not be reported as a workflow."""
+    check_drawn(spec)
     traced = None
     if tracer is not None:
         from ..otel import traced_model

@@ -7,6 +7,10 @@ body carries whatever state the next round needs in the text it returns (the can
 latest report or feedback), so every round sees exactly what the previous one left. When the bound
 is reached the last text is returned with `extra["loop_exhausted"]` naming the loop: the caller's
 grader decides whether it is good enough.
+
+A body in which the model chooses among more than `choices.K` tools after a tool has answered is refused
+(`AgentLike`): that loop is the agent pattern, not a drawn graph. Let code pick the tool instead (`Dispatch`,
+or a `Route` with a `Code` classifier), or run the agent.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import networkx as nx
 
 from ..events import Kind
 from ..run import Run
+from .choices import check_drawn
 from .graph import graph_of, node
 from .steps import Step
 
@@ -33,6 +38,7 @@ class Loop:
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
             raise ValueError("max_rounds must be >= 1")
+        check_drawn(self)  # a loop whose model picks among more than K tools is an agent (choices.py)
 
     async def __call__(self, run: Run, text: str) -> str:
         for round_no in range(1, self.max_rounds + 1):

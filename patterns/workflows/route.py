@@ -58,7 +58,7 @@ class Route:
 
     def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
         entries, cls_exits = self.classifier.add_to(graph, prefix)
-        switch = node(graph, prefix + self.name + ".switch", "code", "route by label")
+        switch = node(graph, prefix + self.name + ".switch", "code", "route by label", switch=True)
         for e in cls_exits:
             graph.add_edge(e, switch)
         exits: list[str] = []

@@ -219,12 +219,8 @@ class Support(FamilyBase):
         handler with its category's tool for one round)."""
         if not self.plain:
             return comparator.design(env.tools, self.issues.high)
-        classifier = LLM("classify", f"{st.MARK} {st.CLASSIFY}: billing, shipping, account or technical? Reply with "
-                         "one word.\n\n{task}", st.SYSTEM)
-        handlers = {c: LLM(f"handle_{c}", "{task}", f"{st.SYSTEM} {st.HANDLER.format(category=c)}: find the "
-                           f"{st.ID_KIND[c]} in the ticket, look it up with {st.TOOL_OF[c]}, then answer, quoting the "
-                           "facts exactly.", self._only(env, c)) for c in st.CATEGORIES}
-        return Route(classifier, handlers)
+        handlers = {c: LLM(f"handle_{c}", "{task}", _handler_system(c), self._only(env, c)) for c in st.CATEGORIES}
+        return Route(_classifier(), handlers)
 
     def design_orchestrate(self, env: Environment) -> Orchestrate:
         return Orchestrate(
@@ -243,14 +239,20 @@ class Support(FamilyBase):
                         f"otherwise reply exactly {st.NONE}.", self._only(env, c)) for c in st.CATEGORIES]
         return Parallel(branches=branches, aggregate=_join_sections)
 
-    def design_evaluate_optimize(self, env: Environment) -> EvaluateOptimize:
-        generator = LLM("generate", "{task}\n\nFeedback on your previous reply (none in the first round): {feedback}",
-                        f"{st.SYSTEM} {st.ONE_ROUND}", env.tools)
+    def design_evaluate_optimize(self, env: Environment) -> Route:
+        """The ticket routed on its input (a routing table: no tool has answered yet), then, per category, a
+        generator offered only that category's lookup and a reviewer, up to 3 rounds. A generator offered all
+        four lookups round after round would be the model picking among four tools after a tool has answered:
+        an agent, refused as a workflow (`patterns.workflows.choices`). One category per ticket, as the plain
+        route: a ticket of several questions gets the first category's answer only."""
         evaluator = LLM("evaluate", f"{st.MARK} {st.EVALUATE}: reply PASS if it answers every question in the ticket "
                         "with a looked-up fact for the identifier the customer gave; otherwise reply FAIL: and say "
                         "which question is not answered.\n\nThe ticket:\n{task}\n\nReply to review:\n{input}",
                         st.SYSTEM)
-        return EvaluateOptimize(generator, evaluator, max_rounds=3)
+        loops = {c: EvaluateOptimize(LLM("generate", "{task}\n\nFeedback on your previous reply (none in the first "
+                                         "round): {feedback}", _handler_system(c), self._only(env, c)), evaluator,
+                                     max_rounds=3) for c in st.CATEGORIES}
+        return Route(_classifier(), loops, pattern="evaluate_optimize")
 
     def design_agent(self, env: Environment) -> Agent:
         return Agent(system=f"{st.SYSTEM} {st.RETRY} {st.CHECK}", tools=env.tools)
@@ -264,6 +266,16 @@ class Support(FamilyBase):
 
     def policy(self) -> SupportPolicy:
         return SupportPolicy(crowding=self.crowding)
+
+
+def _classifier() -> LLM:
+    return LLM("classify", f"{st.MARK} {st.CLASSIFY}: billing, shipping, account or technical? Reply with one "
+               "word.\n\n{task}", st.SYSTEM)
+
+
+def _handler_system(category: str) -> str:
+    return (f"{st.SYSTEM} {st.HANDLER.format(category=category)}: find the {st.ID_KIND[category]} in the ticket, look "
+            f"it up with {st.TOOL_OF[category]}, then answer, quoting the facts exactly.")
 
 
 def _join_sections(outputs: list[str]) -> str:
