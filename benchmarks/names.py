@@ -5,7 +5,9 @@ PATTERNS = ("single", "chain", "route", "orchestrate", "parallel", "evaluate_opt
 # (`benchmarks.studies.drawn`, into a results folder's `drawn/` sub-folder): a comparator, never one of the
 # seven patterns a family designs, so `wva bench`'s own runs.csv is unchanged by it.
 DRAWN = "drawn"
-DEFAULT_TASKS = ("pipeline", "support", "fanout", "multihop", "repair")
+DEFAULT_TASKS = ("pipeline", "support", "fanout", "multihop", "repair", "explore", "debug")
+# Built-in families outside the default run: `walks` (agent walks of known drawability, for checking the measure)
+EXTRA_TASKS = ("walks",)
 
 # The default model of `wva bench`, `run` and `sweep`: the simulator getting one decision in ten wrong.
 # A perfect simulator (plain `sim`, error_rate 0) would show only which designs *can* succeed; errors

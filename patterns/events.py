@@ -26,6 +26,10 @@ class Kind(StrEnum):
     DECISION = "decision"  # a workflow's code-level decision: a gate, a route, a plan, a vote
 
 
+# A tool result is kept whole up to this many characters (a longer one is cut and ends with `…`, so that a cut
+# JSON result no longer parses: its fields are then not read as code-readable, never read wrong).
+RESULT_CHARS = 4000
+
 _OPERATION = {Kind.MODEL_CALL: "chat", Kind.TOOL_CALL: "execute_tool"}
 
 
@@ -50,6 +54,8 @@ class Event:
     error: str | None = None
     attempt: int | None = None
     detail: str = ""
+    arguments: str | None = None  # a tool call's input as JSON, redacted (gen_ai.tool.call.arguments)
+    result: str | None = None  # what the tool returned, redacted, cut at RESULT_CHARS (gen_ai.tool.call.result)
 
     @property
     def duration(self) -> float:
@@ -84,6 +90,10 @@ class Event:
             d["error.type"] = self.error_type
         if self.error is not None:
             d["error.message"] = self.error
+        if self.arguments is not None:
+            d["gen_ai.tool.call.arguments"] = self.arguments
+        if self.result is not None:
+            d["gen_ai.tool.call.result"] = self.result
         if self.attempt is not None:
             d["attempt"] = self.attempt
         if self.detail:

@@ -17,6 +17,7 @@ or 'max_completion_tokens' is too large") is not a prompt too long: the call is 
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -27,7 +28,7 @@ from anthropic.types import Message
 from .caching import MarkCounter, with_breakpoints
 from .clock import Clock, clock_of, gather_timed
 from .compaction import output_room
-from .events import Event, Kind
+from .events import RESULT_CHARS, Event, Kind
 from .hooks import Hooks, call_hook
 from .limits import Abort, Limits
 from .model import Model
@@ -57,6 +58,21 @@ class Failure(Exception):
         self.kind = kind
         self.message = message
         self.where = where
+
+
+def _arguments(tool_input: Any) -> str:
+    """A tool call's input as the trace keeps it: JSON (sorted keys, so equal inputs read equal), redacted."""
+    try:
+        text = json.dumps(tool_input, sort_keys=True, ensure_ascii=False, default=str)
+    except ValueError:  # a circular input: kept as its repr
+        text = repr(tool_input)
+    return redact(text)[:RESULT_CHARS]
+
+
+def _kept(content: str) -> str:
+    """A tool result as the trace keeps it: redacted, cut at RESULT_CHARS with a closing `…`."""
+    text = redact(content)
+    return text if len(text) <= RESULT_CHARS else text[: RESULT_CHARS - 1] + "…"
 
 
 def error_info(exc: BaseException, where: str = "") -> ErrorInfo:
@@ -229,10 +245,15 @@ class Run:
         else:
             outcome = await tools.execute(tool_name, tool_input)
         self.tool_calls += 1
+        fee = tools.tools[tool_name].cost_usd if tool_name in tools.tools and not denied else 0.0
+        if fee and self.cost is not None:
+            self.cost += fee
         self.events.append(Event(kind=Kind.TOOL_CALL, start=start, end=self.elapsed(), name=name or tool_name,
                                  tool_name=tool_name, tool_use_id=tool_id, is_error=outcome.is_error,
                                  error_type=outcome.error_type,
-                                 error=outcome.content[:300] if outcome.is_error else None))
+                                 error=outcome.content[:300] if outcome.is_error else None,
+                                 arguments=_arguments(tool_input), result=_kept(outcome.content),
+                                 cost_usd=fee or None))
         return outcome.block(tool_id)
 
     async def call_tools(self, tools: ToolSet, blocks: Sequence[Any], name: str = "") -> list[dict[str, Any]]:

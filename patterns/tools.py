@@ -37,6 +37,7 @@ class Tool:
     input_schema: dict[str, Any]
     fn: Callable[..., Any] = field(repr=False)
     timeout_s: float | None = DEFAULT_TIMEOUT_S
+    cost_usd: float = 0.0  # what one call costs (an API's fee, a query's price): added to the run's cost
 
     @property
     def param(self) -> dict[str, Any]:
@@ -44,18 +45,22 @@ class Tool:
 
 
 def tool(
-    fn: Callable[..., Any] | None = None, *, name: str | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S
+    fn: Callable[..., Any] | None = None, *, name: str | None = None, timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    cost_usd: float = 0.0,
 ) -> Any:
     """Decorator: `@tool` or `@tool(name=..., timeout_s=...)`. Sync and async functions both work.
 
     A sync function with a timeout runs in a worker thread so that the timeout can cut it off (a hung
     call's thread is abandoned, never reused: see the module's docstring); with `timeout_s=None` it
-    runs inline (cheapest, but a hang then hangs the run).
+    runs inline (cheapest, but a hang then hangs the run). `cost_usd` is what one call costs, added to the run's
+    cost with the model's (default 0: a free tool).
     """
 
     def build(f: Callable[..., Any]) -> Tool:
         description, schema = function_schema(f)
-        return Tool(name or f.__name__, description, schema, f, timeout_s)
+        if not cost_usd >= 0:
+            raise ValueError(f"cost_usd must be a number >= 0, got {cost_usd!r}")
+        return Tool(name or f.__name__, description, schema, f, timeout_s, float(cost_usd))
 
     return build(fn) if fn is not None else build
 

@@ -111,6 +111,9 @@ def drawing_text(row: Any) -> str:
         parts.append(f"{_count(cycles, 'node')} revisited")
     if _known(routes) and routes > 1:
         parts.append(f"{int(routes)} routes from the start")
+    dispatches = _get(row, "graph_dispatches", math.nan)
+    if _known(dispatches) and dispatches:
+        parts.append(f"{_count(dispatches, 'rule')} by which code decides")
     return f"{', '.join(parts)}; at most {_get(row, 'graph_cap', math.nan):.0f} ways on from a later step"
 
 

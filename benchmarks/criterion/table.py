@@ -7,7 +7,8 @@ Per task (the runs' `task` column):
 
 - **drawability**: the share of unseen instances' agent walks covered by the graph drawn from the agent's
   walks on `D` other instances, with its interval, and the size of the graph drawn from the folder's
-  seeded drawing set (`graph_nodes`, `graph_edges`, `graph_loops`, `graph_revisited`, `graph_routes`) with
+  seeded drawing set (`graph_nodes`, `graph_edges`, `graph_loops`, `graph_revisited`, `graph_routes`, and
+  `graph_dispatches`: the rules by which code decides a next step) with
   the cap it was drawn under (`graph_cap`) (`benchmarks.criterion.drawability`); NaN when the folder
   recorded no walk (no events) or has fewer than D + 2 instances;
 - **the comparator**: the workflow the agent is compared with. *Declared* when the family names the
@@ -76,7 +77,7 @@ COLUMNS = [
     "price_ci_low", "price_ci_high", "value_diff", "value_ci_low", "value_ci_high", "latency_ratio", "steps_ratio",
     "pareto", "drawability", "drawability_ci_low", "drawability_ci_high", "chapter_prediction", "agrees", "note",
     "drawability_d", "drawability_instances", "graph_nodes", "graph_edges", "graph_loops", "graph_revisited",
-    "graph_routes", "graph_cap", "instances",
+    "graph_routes", "graph_dispatches", "graph_cap", "instances",
     "agent_runs", "workflow_runs", "agent_ci_low", "agent_ci_high", "workflow_ci_low", "workflow_ci_high",
     "agent_cost", "workflow_cost", "agent_latency_p50", "workflow_latency_p50", "threshold",
 ]

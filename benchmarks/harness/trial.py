@@ -21,6 +21,7 @@ from benchmarks.names import SCORE_TIMEOUT_S
 from benchmarks.tasks.base import Instance
 from patterns.caching import uncached_cost_usd
 from patterns.events import Kind
+from patterns.fields import fields
 from patterns.limits import Limits
 from patterns.model import can_fork, faults_injected, fork_model, stream_model
 from patterns.options import RequestOptions
@@ -143,7 +144,7 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
     if traced is not None:
         identity = {f"wva.{key}": value for key, value in _base(spec).items()}  # run_id, task, instance, trial...
         traced.export(result, {**identity, "wva.success": row["success"], "wva.score": score})
-    events = [_event_row(spec.run_id, e) for e in result.events]
+    events = _input_rows(spec) + [_event_row(spec.run_id, e) for e in result.events]
     if graded is not None:  # the grader's calls are its own events, apart from the pattern's
         rows = (_event_row(spec.run_id, e) for e in graded.events)
         events += [{**row, "kind": f"grader_{row['kind']}"} for row in rows]
@@ -186,6 +187,8 @@ def uncached_cost(model: Any, result: Result) -> float | None:
             if price is None:
                 return None
             total += price
+        elif e.kind is Kind.TOOL_CALL and e.cost_usd:  # a tool's own fee: the same with or without caching
+            total += e.cost_usd
     return total
 
 
@@ -207,6 +210,15 @@ def _crash_row(spec: TrialSpec, model: Any, exc: Exception, wall: float) -> dict
         "detail": redact(code_errors.describe(kind, exc))[:300],
         "uncached_cost_usd": None, "grader_cost_usd": None,
     }
+
+
+def _input_rows(spec: TrialSpec) -> list[dict[str, Any]]:
+    """The instance's code-readable input fields (`patterns.fields`), as one `input` event ahead of the run's own:
+    what drawability may learn a dispatch on. None for a prose input."""
+    found = fields(spec.instance.prompt)
+    if not found:
+        return []
+    return [{"run_id": spec.run_id, "kind": "input", "wva.input.fields": {k: redact(v) for k, v in found.items()}}]
 
 
 def _event_row(rid: str, event: Any) -> dict[str, Any]:

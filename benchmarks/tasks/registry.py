@@ -31,10 +31,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from benchmarks.names import DEFAULT_TASKS
+from benchmarks.names import DEFAULT_TASKS, EXTRA_TASKS
 from benchmarks.tasks.base import REQUIRED
 
-BUILTIN = {name: f"benchmarks.tasks.{name}:{name.capitalize()}" for name in DEFAULT_TASKS}
+BUILTIN = {name: f"benchmarks.tasks.{name}:{name.capitalize()}" for name in (*DEFAULT_TASKS, *EXTRA_TASKS)}
 
 
 _PARAM = re.compile(r"\s*[A-Za-z_]\w*\s*=")

@@ -33,25 +33,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from benchmarks.criterion.drawability.drawn import Drawn, compile_drawing
 from benchmarks.criterion.drawability.estimate import CURVE, D, Drawability, drawability, learning_curve
-from benchmarks.criterion.drawability.graph import (
-    CAP,
-    END,
-    MIN_SHARE,
-    ROUTES,
-    START,
-    GraphSize,
-    fits,
-    from_json,
-    graph_size,
-    learn_graph,
-    to_json,
-)
-from benchmarks.criterion.drawability.walks import Label, Walk, runs_of, walk_of, walks_by_instance
+from benchmarks.criterion.drawability.fit import check, coverage, fits
+from benchmarks.criterion.drawability.graph import GraphSize, from_json, graph_size, to_graph, to_json
+from benchmarks.criterion.drawability.learn import CAP, END, MIN_SHARE, ROUTES, START, Drawing, Rule, learn
+from benchmarks.criterion.drawability.walks import Label, Step, Walk, as_walk, walk_of, walks_by_instance
 
 THRESHOLD = 0.67
 
@@ -65,11 +54,17 @@ __all__ = [
     "THRESHOLD",
     "D",
     "Drawability",
+    "Drawing",
     "Drawn",
     "GraphSize",
     "Label",
+    "Rule",
+    "Step",
     "Walk",
+    "as_walk",
+    "check",
     "compile_drawing",
+    "coverage",
     "drawability",
     "drawability_row",
     "drawing_file",
@@ -78,10 +73,11 @@ __all__ = [
     "fits",
     "from_json",
     "graph_size",
+    "learn",
     "learn_graph",
     "learning_curve",
     "predict",
-    "runs_of",
+    "to_graph",
     "to_json",
     "walk_of",
     "walks_by_instance",
@@ -110,11 +106,18 @@ def drawing_instances(instances: Sequence[str], d: int = D, seed: int = 0) -> li
     return [ids[i] for i in sorted(order[:d])]
 
 
+def learn_graph(walks: Sequence[Walk], **options: Any) -> Drawing:
+    """The drawing learned from walks, each walk taken as its own instance (`learn`)."""
+    return learn([as_walk(w) for w in walks], **options)
+
+
 def drawn_graph(walks: Mapping[str, Sequence[Walk]], d: int = D, seed: int = 0, **options: Any) -> \
-        tuple[list[str], nx.DiGraph]:
-    """(the drawing instances, the graph learned from all their walks): what `Drawn` runs on the rest."""
+        tuple[list[str], Drawing]:
+    """(the drawing instances, the drawing learned from all their walks): what `Drawn` runs on the rest."""
     chosen = drawing_instances([k for k, v in walks.items() if len(v)], d, seed)
-    return chosen, learn_graph([w for k in chosen for w in walks[k]], **options)
+    drawing = learn([w for k in chosen for w in walks[k]], instances=[i for i, k in enumerate(chosen)
+                                                                       for _ in walks[k]], **options)
+    return chosen, drawing
 
 
 def drawability_row(walks: Mapping[str, Sequence[Walk]], d: int = D, seed: int = 0,
@@ -127,7 +130,7 @@ def drawability_row(walks: Mapping[str, Sequence[Walk]], d: int = D, seed: int =
         "drawability": est.value, "drawability_ci_low": est.low, "drawability_ci_high": est.high,
         "drawability_d": d, "drawability_instances": est.instances,
         "chapter_prediction": predict(est.value, threshold), "graph_cap": CAP}
-    sizes = ("nodes", "edges", "loops", "revisited", "routes")
+    sizes = ("nodes", "edges", "loops", "revisited", "routes", "dispatches")
     if est.instances < d:
         return row | {f"graph_{k}": math.nan for k in sizes}
     size = graph_size(drawn_graph(walks, d, seed)[1])

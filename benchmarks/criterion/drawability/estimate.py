@@ -37,13 +37,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from benchmarks.criterion.drawability.graph import CAP, MIN_SHARE, ROUTES
-from benchmarks.criterion.drawability.table import encode, fit_shares
+from benchmarks.criterion.drawability.learn import CAP, MIN_SHARE, ROUTES
+from benchmarks.criterion.drawability.shares import fit_shares
 from benchmarks.criterion.drawability.walks import Walk
 
 D = 10  # drawing instances: "if we froze what the agent did on ten examples..."
-PERMUTATIONS = 200  # each instance draws in this many drawing sets (fewer when d is small: see `drawing_sets`)
-MIN_SPLITS, MAX_SPLITS = 400, 6000  # drawing sets in all, at least and at most
+PERMUTATIONS = 20  # each instance draws in this many drawing sets (fewer when d is small: see `drawing_sets`)
+MIN_SPLITS, MAX_SPLITS = 100, 600  # drawing sets in all, at least and at most
 LEVEL = 0.95
 CURVE = (1, 2, 5, 10, 20, 50, 100, 200, 500)
 
@@ -91,7 +91,7 @@ def drawability(walks: Mapping[str, Sequence[Walk]], d: int = D, *, permutations
     if n < d + 2:
         return Drawability(math.nan, math.nan, math.nan, math.nan, d, n, 0, level)
     drawing = drawing_sets(n, d, permutations, seed)
-    shares = fit_shares(encode(walks), drawing, cap=cap, min_share=min_share, routes=routes)
+    shares = fit_shares(walks, drawing, cap=cap, min_share=min_share, routes=routes)
     value, se = jackknife(shares, 1 - drawing)
     low, high = interval(value, se, n, level)
     return Drawability(value, low, high, se, d, n, len(drawing), level)

@@ -15,7 +15,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import networkx as nx
 
-from benchmarks.criterion.drawability import Drawn, Walk, drawn_graph, graph_size, to_json
+from benchmarks.criterion.drawability import Drawing, Drawn, Walk, drawn_graph, graph_size, to_json
 from benchmarks.harness.atomic import write_text_atomic
 from benchmarks.report.charts.style import slug
 from patterns.tools import ToolSet
@@ -43,12 +43,13 @@ def drawn_chart(task: str, walks: Mapping[str, Sequence[Walk]], out: Path, seed:
     return picture, data
 
 
-def draw_drawing(graph: nx.DiGraph, drawing: nx.DiGraph, task: str, drawn_from: int, path: Path) -> Path:
+def draw_drawing(graph: nx.DiGraph, drawing: Drawing, task: str, drawn_from: int, path: Path) -> Path:
     size = graph_size(drawing)
     width, height = figure_size(graph)
     fig, ax = plt.subplots(figsize=(max(8.0, width), height + 1.0))
     routes = f"the start routes among {size.routes}; " if size.routes > 1 else ""
-    draw(graph, ax, title=f"drawn from the agent's {drawing.graph['walks']} walks on {drawn_from} instances: "
+    routes += f"{size.dispatches} rules code decides by; " if size.dispatches else ""
+    draw(graph, ax, title=f"drawn from the agent's {drawing.walks} walks on {drawn_from} instances: "
          f"{size.nodes} steps, {size.edges} edges, {size.loops} loops ({routes}at most {size.cap} ways on from a "
          "later step)")
     fig.suptitle(f"{task}: the graph drawn from the agent's walks, as a workflow", fontsize=12, fontweight="bold")

@@ -1,0 +1,3 @@
+from benchmarks.tasks.debug.family import Debug
+
+__all__ = ["Debug"]

@@ -1,0 +1,3 @@
+from benchmarks.tasks.explore.family import Explore
+
+__all__ = ["Explore"]
