@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from benchmarks.cli.main import main
-from benchmarks.criterion.drawability import THRESHOLD, drawing_file, drawn_graph, learn_graph, to_json
-from benchmarks.criterion.drawability.walks import rounds_by_run, walked_graph
+from benchmarks.criterion.drawability import THRESHOLD, as_walk, drawing_file, drawn_graph, learn_graph, to_json
+from benchmarks.criterion.drawability.walks import rounds_by_run, walked_graph, walks_by_instance
 from benchmarks.criterion.render import flips_of, format_verdicts
 from benchmarks.criterion.table import (
     COLUMNS,
@@ -121,10 +121,12 @@ def test_drawability_from_recorded_traces(tmp_path: Path) -> None:
     same = [e for r in rows if r["pattern"] == "agent" for e in agent_events(r["run_id"], [["read"], ["write"]])]
     r = one(criterion_table(write_folder(tmp_path / "same", rows, same)))
     assert r.drawability == 1.0 and r.chapter_prediction == "workflow" and r.drawability_d == 10
-    assert (r.graph_nodes, r.graph_edges, r.graph_loops, r.graph_routes, r.graph_cap) == (2, 3, 0, 1, 3)
-    rng, varied = random.Random(3), []  # every trial its own order of four tools: no graph foretells it
+    # start -> read -> write -> end, each a fixed edge: three code dispatches and no route left to the model
+    assert (r.graph_nodes, r.graph_edges, r.graph_loops, r.graph_routes, r.graph_cap) == (2, 3, 0, 0, 3)
+    assert r.graph_dispatches == 3
+    rng, varied = random.Random(3), []  # every trial its own random walk over four tools: no graph foretells it
     for row in (r2 for r2 in rows if r2["pattern"] == "agent"):
-        varied += agent_events(row["run_id"], [[t] for t in rng.sample(["a", "b", "c", "d"], 4)])
+        varied += agent_events(row["run_id"], [[t] for t in rng.choices(["a", "b", "c", "d"], k=rng.randint(2, 6))])
     r = one(criterion_table(write_folder(tmp_path / "varied", rows, varied)))
     assert r.drawability_ci_high < THRESHOLD and r.chapter_prediction == "agent"
 
@@ -142,7 +144,7 @@ def test_the_drawn_comparator_is_read_from_its_sub_folder(tmp_path: Path) -> Non
     events = [e for r in rows if r["pattern"] == "agent" for e in agent_events(r["run_id"], walk)]
     folder = write_folder(tmp_path, rows, events)
     before, before_pairs = criterion_tables(folder)
-    chosen, drawing = drawn_graph({f"toy-{i:04d}": [tuple(frozenset(r) for r in walk)] * 2 for i in range(30)})
+    chosen, drawing = drawn_graph(walks_by_instance(pd.DataFrame(rows), events))  # as the bench draws it
     tested = [r for r in trials("agent", 30, 2, lambda i, t: True, 0.001) if r["instance"] not in chosen]
     write_folder(folder / "drawn", [r | {"pattern": "drawn", "run_id": "d" + r["run_id"]} for r in tested])
     (folder / "drawn" / drawing_file("toy")).write_text(to_json(drawing, {"drawing_instances": chosen}))
@@ -165,7 +167,8 @@ def test_the_drawn_comparator_is_read_from_its_sub_folder(tmp_path: Path) -> Non
 def test_rounds_follow_the_model_calls() -> None:
     events = [*agent_events("r1", [["a", "b"], ["c"]]), {"run_id": "w", "kind": "tool_call",
                                                           "gen_ai.tool.name": "fixed"}]
-    assert rounds_by_run(events) == {"r1": [("a", "b"), ("c",)], "w": [("fixed",)]}
+    rounds = rounds_by_run(events)
+    assert [r.tools for r in rounds["r1"]] == [("a", "b"), ("c",)] and [r.tools for r in rounds["w"]] == [("fixed",)]
     walked = walked_graph([[("a",), ("a",)], [("a",)]])
     assert walked.edges["a", "a"]["count"] == 1 and walked.edges["input", "a"]["count"] == 2
     assert walked.nodes["a"]["calls"] == 3

@@ -26,10 +26,10 @@ def gap(seeds: list[int]) -> list[str]:
     for name, drawable, settings in GRID:
         v = sum(drawability(grid_sample(name, settings, seed=s), seed=0).value for s in seeds) / len(seeds)
         values.append((drawable, v))
-        lines.append(f"  {name:<13} {'drawable' if drawable else 'open-ended':<11} {settings}: {v:.3f}")
+        lines.append(f"  {name:<14} {'drawable' if drawable else 'not drawable':<12} {settings}: {v:.3f}")
     low = min(v for d, v in values if d)
     high = max(v for d, v in values if not d)
-    lines.append(f"lowest drawable {low:.3f}, highest open-ended {high:.3f}: the middle of the gap "
+    lines.append(f"lowest drawable {low:.3f}, highest not drawable {high:.3f}: the middle of the gap "
                  f"{(low + high) / 2:.3f} (THRESHOLD = {THRESHOLD})")
     return lines
 

@@ -42,7 +42,7 @@ from benchmarks.criterion.drawability.graph import GraphSize, from_json, graph_s
 from benchmarks.criterion.drawability.learn import CAP, END, MIN_SHARE, ROUTES, START, Drawing, Rule, learn
 from benchmarks.criterion.drawability.walks import Label, Step, Walk, as_walk, walk_of, walks_by_instance
 
-THRESHOLD = 0.67
+THRESHOLD = 0.44
 
 __all__ = [
     "CAP",

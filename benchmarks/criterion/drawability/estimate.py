@@ -42,8 +42,8 @@ from benchmarks.criterion.drawability.shares import fit_shares
 from benchmarks.criterion.drawability.walks import Walk
 
 D = 10  # drawing instances: "if we froze what the agent did on ten examples..."
-PERMUTATIONS = 20  # each instance draws in this many drawing sets (fewer when d is small: see `drawing_sets`)
-MIN_SPLITS, MAX_SPLITS = 100, 600  # drawing sets in all, at least and at most
+PERMUTATIONS = 10  # each instance draws in this many drawing sets (fewer when d is small: see `drawing_sets`)
+MIN_SPLITS, MAX_SPLITS = 60, 300  # drawing sets in all, at least and at most
 LEVEL = 0.95
 CURVE = (1, 2, 5, 10, 20, 50, 100, 200, 500)
 

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from benchmarks.criterion.drawability.moves import END, START, Move, moves, order_free
 from benchmarks.criterion.drawability.rules import Rule, arguments_of, decision_list, in_sequence, pipeline
@@ -64,16 +65,28 @@ class Drawing:
     sequence: tuple[tuple[str, str, str], ...] = ()  # a pipeline's steps in order, each (node, field, value)
     args: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # per tool: (argument, field)
 
+    @cached_property
+    def _plan(self) -> dict[str, tuple[tuple[Rule, ...], bool, tuple[Rule, ...]]]:
+        """Per node: its retry rules (back to itself), whether the pipeline holds it, its other rules."""
+        nodes = {*self.rules, START, *(n for n, _, _ in self.sequence)}
+        held = {START, *(n for n, _, _ in self.sequence)} if self.sequence else set()
+        return {n: (tuple(r for r in self.rules.get(n, ()) if r.target == n), n in held, self.rules.get(n, ()))
+                for n in nodes}
+
     def predict(self, node: str, feats: Mapping[str, str]) -> str | None:
         """What code decides after `node`: the step's own retry (a rule back to itself), else the pipeline's next
         step, else the step's other rules, else the rules that hold everywhere (None: the model decides)."""
-        own = self.rules.get(node, ())
-        for rules in ([r for r in own if r.target == node], None, own, self.anywhere):
-            got = self.in_sequence(node, feats) if rules is None else _first(rules, feats)
+        plan = self._plan.get(node)
+        if plan is not None:
+            retry, in_pipeline, own = plan
+            got = _first(retry, feats) if retry else None
+            if got is None and in_pipeline:
+                got = in_sequence(self.sequence, node, feats)
+            if got is None and own:
+                got = _first(own, feats)
             if got is not None:
                 return got
-        return None
-
+        return _first(self.anywhere, feats)
 
     def in_sequence(self, node: str, feats: Mapping[str, str]) -> str | None:
         return in_sequence(self.sequence, node, feats)
@@ -88,9 +101,13 @@ def _first(rules: Sequence[Rule], feats: Mapping[str, str]) -> str | None:
 
 
 def learn(walks: Sequence[Walk], *, cap: int = CAP, min_share: float = MIN_SHARE, routes: int | None = ROUTES,
-          instances: Sequence[int] | None = None) -> Drawing:
+          instances: Sequence[int] | None = None, moves_of: Callable[[int, frozenset[frozenset[str]]],
+                                                                      list[Move]] | None = None,
+          full: bool = True) -> Drawing:
     """The drawing learned from `walks` (see the module docstring); `instances[i]` says which instance walk i
-    is of (default: each its own), for the rules' support."""
+    is of (default: each its own), for the rules' support. `moves_of(i, free)` may give walk i's moves (a cache
+    across drawing sets); `full=False` leaves out what only drawing and running it need (the walks per node and
+    edge, the arguments' fields), as drawability's hundreds of drawing sets do."""
     if cap < 1:
         raise ValueError(f"cap must be >= 1, got {cap}")
     if routes is not None and routes < 1:
@@ -99,7 +116,8 @@ def learn(walks: Sequence[Walk], *, cap: int = CAP, min_share: float = MIN_SHARE
         raise ValueError(f"min_share must be in [0, 1), got {min_share}")
     owners = list(instances) if instances is not None else list(range(len(walks)))
     free = order_free(walks, owners)
-    per_walk = [moves(w, free, i) for w, i in zip(walks, owners, strict=True)]
+    per_walk = [moves(w, free, i) if moves_of is None else moves_of(k, free)
+                for k, (w, i) in enumerate(zip(walks, owners, strict=True))]
     everything = [m for ms in per_walk for m in ms]
     by_node: dict[str, list[Move]] = {}
     for m in everything:
@@ -111,11 +129,11 @@ def learn(walks: Sequence[Walk], *, cap: int = CAP, min_share: float = MIN_SHARE
     unexplained: Counter[tuple[str, str]] = Counter()
     for ms in per_walk:
         unexplained.update({(m.u, m.v) for m in ms if draft.predict(m.u, m.feats) != m.v})
-    return _finish(draft, per_walk, unexplained)
+    return _finish(draft, per_walk, unexplained, full)
 
 
-def _finish(draft: Drawing, per_walk: list[list[Move]],
-            unexplained: Counter[tuple[str, str]]) -> Drawing:
+def _finish(draft: Drawing, per_walk: list[list[Move]], unexplained: Counter[tuple[str, str]],
+            full: bool = True) -> Drawing:
     common = {e: k for e, k in unexplained.items() if k >= draft.min_share * draft.walks}
     edges: dict[str, tuple[str, ...]] = {}
     for u in sorted({u for u, _ in common}):
@@ -133,11 +151,12 @@ def _finish(draft: Drawing, per_walk: list[list[Move]],
         for name, k in Counter(n for n, _ in itertools.groupby(names)).items():
             visits[name] = max(visits.get(name, 0), k)
         tools.update({name: tuple(name.split("+")) for name in names})
-        taken.update({(m.u, m.v) for m in ms})
-        through.update(set(names))
+        if full:
+            taken.update({(m.u, m.v) for m in ms})
+            through.update(set(names))
     longest = max((len(ms) - 1 for ms in per_walk), default=0)
     return Drawing(draft.walks, draft.cap, draft.min_share, draft.routes, draft.free, draft.rules, draft.anywhere,
                    edges, bound, visits, longest, tools, dict(taken), dict(through), draft.sequence,
-                   arguments_of(per_walk))
+                   arguments_of(per_walk) if full else {})
 
 

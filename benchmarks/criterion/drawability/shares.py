@@ -31,16 +31,22 @@ def fit_shares(walks: Mapping[str, Sequence[Walk]], drawing: np.ndarray, *, cap:
     out = np.zeros(drawing.shape, dtype=float)
     steps: dict[tuple[frozenset[frozenset[str]], int], list[list[Move]]] = {}
     covered: dict[tuple[Hashable, int], float] = {}
+
+    def of(i: int, free: frozenset[frozenset[str]]) -> list[list[Move]]:
+        if (free, i) not in steps:
+            steps[free, i] = [moves(w, free, i) for w in runs[i]]
+        return steps[free, i]
+
     for r, row in enumerate(drawing):
-        chosen = np.flatnonzero(row)
-        learned = learn([w for i in chosen for w in runs[i]], cap=cap, min_share=min_share, routes=routes,
-                        instances=[int(i) for i in chosen for _ in runs[i]])
+        chosen = [int(i) for i in np.flatnonzero(row)]
+        flat = [(i, k) for i in chosen for k in range(len(runs[i]))]
+        learned = learn([runs[i][k] for i, k in flat], cap=cap, min_share=min_share, routes=routes,
+                        instances=[i for i, _ in flat], full=False,
+                        moves_of=lambda j, free, flat=flat: of(flat[j][0], free)[flat[j][1]])
         key = drawing_key(learned)
         for i in np.flatnonzero(row == 0):
             if (key, i) not in covered:
-                ms = steps.get((learned.free, i))
-                if ms is None:
-                    ms = steps[learned.free, i] = [moves(w, learned.free) for w in runs[i]]
-                covered[key, i] = coverage([check(learned, w, m) for w, m in zip(runs[i], ms, strict=True)])
+                covered[key, i] = coverage([check(learned, w, m) for w, m in zip(runs[i], of(i, learned.free),
+                                                                                 strict=True)])
             out[r, i] = covered[key, i]
     return out

@@ -1,0 +1,3 @@
+from benchmarks.tasks.walks.family import Walks
+
+__all__ = ["Walks"]
