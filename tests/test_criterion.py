@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from benchmarks.cli.main import main
-from benchmarks.criterion.drawability import THRESHOLD, as_walk, drawing_file, drawn_graph, learn_graph, to_json
+from benchmarks.criterion.drawability import THRESHOLD, drawing_file, drawn_graph, learn_graph, to_json
 from benchmarks.criterion.drawability.walks import rounds_by_run, walked_graph, walks_by_instance
 from benchmarks.criterion.render import flips_of, format_verdicts
 from benchmarks.criterion.table import (

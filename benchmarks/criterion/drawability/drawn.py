@@ -105,15 +105,19 @@ class Drawn:
         walk = _Walk(inputs, feats=dict(inputs))
         for _ in range(self.most_rounds()):
             coded = self.drawing.predict(walk.at, walk.feats)
-            if coded == END:
-                break
-            if coded is not None and self.budget(walk, coded) and set(coded.split("+")) <= set(self.tools.tools):
-                await self._coded(run, messages, walk, coded)
-                continue
-            steps = [s for s in self.options(walk) if s != END]
-            if not steps:
-                break
-            answer = await self._round(run, messages, walk, steps, END in self.options(walk))
+            usable = coded is not None and (coded == END or (self.budget(walk, coded)
+                                                              and set(coded.split("+")) <= set(self.tools.tools)))
+            options = self.options(walk)
+            if usable and not [o for o in options if o != coded]:  # code alone decides here
+                if coded == END:
+                    break
+                answer = await self._coded(run, messages, walk, str(coded))
+            else:  # the model chooses among the kept ways on, code's way among them (as `fit.check` allows)
+                ways = [*options, *([coded] if usable and coded not in options else [])]
+                steps = [s for s in ways if s != END]
+                if not steps:
+                    break
+                answer = await self._round(run, messages, walk, steps, END in ways)
             if answer is not None:
                 return answer
         return await self._answer(run, messages)
@@ -126,10 +130,11 @@ class Drawn:
             params["tools"], params["tool_choice"] = tools.params, choice
         return params
 
-    async def _coded(self, run: Run, messages: list[dict[str, Any]], walk: _Walk, to: str) -> None:
-        """A step code decides: code calls its tools when it has every argument, else the model is forced to."""
+    async def _coded(self, run: Run, messages: list[dict[str, Any]], walk: _Walk, to: str) -> str | None:
+        """A step code decides: code calls its tools when it has every argument, else the model is forced to (an
+        answer instead of the call ends the run with it, as `_after` says)."""
         names = to.split("+")
-        args = {t: {a: walk.feats.get(f) for a, f in self.drawing.args.get(t, ())} for t in names}
+        args = {t: {a: _field(walk.feats, f) for a, f in self.drawing.args.get(t, ())} for t in names}
         if all(t in self.drawing.args and None not in args[t].values() for t in names):
             uses = [{"type": "tool_use", "id": f"drawn_{run.tool_calls + i}", "name": t, "input": args[t]}
                     for i, t in enumerate(names)]
@@ -137,11 +142,11 @@ class Drawn:
             results = await run.call_tools(self.tools, uses, name=f"{self.name}.code")
             messages += [{"role": "assistant", "content": uses}, {"role": "user", "content": results}]
             walk.move(to, [(u["name"], r) for u, r in zip(uses, results, strict=True)])
-            return
+            return None
         offered = self.offered([to])
         choice = {"type": "tool", "name": names[0]} if len(names) == 1 else {"type": "any"}
         reply = await run.sample(name=f"{self.name}:{to}", **self._request(messages, offered, choice))
-        await self._after(run, messages, walk, reply, [to], offered)
+        return await self._after(run, messages, walk, reply, [to], offered)
 
     async def _round(self, run: Run, messages: list[dict[str, Any]], walk: _Walk, steps: list[str],
                      may_end: bool) -> str | None:
@@ -218,6 +223,11 @@ class Drawn:
     @property
     def graph(self) -> nx.DiGraph:
         return graph_of(self, "drawn from the agent's walks")
+
+
+def _field(feats: dict[str, str], name: str) -> str | None:
+    """An argument's field, read after a step or from the input (`rules.arguments_of` names it without `input.`)."""
+    return feats.get(name, feats.get(f"input.{name}"))
 
 
 def _back_edges(g: nx.DiGraph) -> set[tuple[str, str]]:

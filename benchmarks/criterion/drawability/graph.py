@@ -28,6 +28,9 @@ def _explained(d: Drawing, u: str, v: str) -> Rule | None:
     for rule in (*d.rules.get(u, ()), *d.anywhere):
         if rule.kind == "names" or rule.target == v:
             return rule
+    order = [START, *(n for n, _, _ in d.sequence), END]
+    if d.sequence and u in order and v in order and order.index(u) < order.index(v):
+        return Rule("always", target=v)  # the pipeline's next switched-on step
     return None
 
 

@@ -151,7 +151,8 @@ def in_sequence(sequence: Sequence[tuple[str, str, str]], node: str, feats: Mapp
 def arguments_of(per_walk: Sequence[Sequence[Move]]) -> dict[str, tuple[tuple[str, str], ...]]:
     """Per tool, where code finds each argument of its calls: a field whose value was the argument in every
     drawing call of the tool (at least `MIN_INSTANCES` instances; the shortest such field). A tool with an
-    argument no field gives is left out: code cannot call it, only the model can."""
+    argument no field gives is left out: code cannot call it, only the model can. A field is named without
+    `input.`: the first call reads it from the input (`input.next.key`), a later one from a result (`next.key`)."""
     seen: dict[str, list[tuple[dict[str, str], Mapping[str, str], int]]] = {}
     for ms in per_walk:
         for m in ms:
@@ -162,8 +163,8 @@ def arguments_of(per_walk: Sequence[Sequence[Move]]) -> dict[str, tuple[tuple[st
         if len({i for _, _, i in calls}) < MIN_INSTANCES or len({tuple(a) for a, _, _ in calls}) != 1:
             continue
         found = []
-        for arg in calls[0][0]:
-            fields = set.intersection(*({f for f, v in feats.items() if v == args.get(arg)}
+        for arg in calls[0][0]:  # a field read after a step and the input's of the same name count as one
+            fields = set.intersection(*({f.removeprefix("input.") for f, v in feats.items() if v == args.get(arg)}
                                         for args, feats, _ in calls))
             if not fields:
                 break

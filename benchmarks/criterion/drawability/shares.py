@@ -19,7 +19,7 @@ from benchmarks.criterion.drawability.walks import Walk
 
 def drawing_key(d: Drawing) -> Hashable:
     """What a drawing decides fits (equal keys: equal `check` results on every walk)."""
-    return (d.free, tuple(sorted(d.rules.items())), d.anywhere, tuple(sorted(d.edges.items())),
+    return (d.free, tuple(sorted(d.rules.items())), d.anywhere, d.sequence, tuple(sorted(d.edges.items())),
             tuple(sorted(d.bound.items())), tuple(sorted(d.visits.items())), d.longest)
 
 

@@ -2,7 +2,8 @@
 code read, grouped by instance.
 
 A *round* is the tool calls of one model reply (`rounds_by_run` reads them from events.jsonl: a `model_call`
-event opens a round, each following `tool_call` event joins it with its name, its arguments
+event opens a round, and so does a `decision` event, where code decided the next calls; each following
+`tool_call` event joins it with its name, its arguments
 (`gen_ai.tool.call.arguments`) and its result (`gen_ai.tool.call.result`); one reply may issue several calls at
 once, and a workflow's tool node is one such round). A round's *label* is the set of tool names called in it (how
 many calls of each and their order do not matter). Its *fields* are the code-readable values of its results
@@ -152,7 +153,7 @@ def rounds_by_run(events: Iterable[Mapping[str, Any]]) -> dict[str, Trace]:
         rid = str(e.get("run_id"))
         runs = rounds.setdefault(rid, [])
         kind = e.get("kind")
-        if kind == "model_call":
+        if kind in ("model_call", "decision"):  # a code decision (a drawn workflow's dispatch) opens a round too
             runs.append(_Open())
         elif kind == "tool_call" and isinstance(e.get("gen_ai.tool.name"), str):
             if not runs:  # a tool call fixed in code before any model call (a workflow's ToolStep)

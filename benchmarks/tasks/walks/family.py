@@ -17,7 +17,7 @@ import random
 from pathlib import Path
 from typing import Any, ClassVar
 
-from benchmarks.tasks.base import Environment, FamilyBase, Instance, Param, marked
+from benchmarks.tasks.base import PATTERNS, Environment, FamilyBase, Instance, Param, marked
 from benchmarks.tasks.walks.processes import NAMES, History, Process, make
 from patterns.fields import structured
 from patterns.sim.policy import Decider, Reply, Request
@@ -94,7 +94,7 @@ class Walks(FamilyBase):
         return tool(call, name=name, timeout_s=None)
 
     def design(self, pattern: str, env: Environment) -> Any:
-        if pattern not in ("single", "agent"):
+        if pattern in PATTERNS and pattern not in ("single", "agent"):
             raise ValueError(f"{pattern} is not offered by walks: {REASON}")
         return super().design(pattern, env)
 

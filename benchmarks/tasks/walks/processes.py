@@ -44,7 +44,8 @@ class Process:
         return random.Random(f"{self.name}:{case['case']}:{sorted(self.settings.items())}")
 
     def case(self, i: int, rng: random.Random) -> dict[str, Any]:
-        out: dict[str, Any] = {"case": i}
+        """Case i's input, drawn from `rng` (its number names the case's world: another seed, other cases)."""
+        out: dict[str, Any] = {"case": i * 1_000_000 + rng.randrange(1_000_000)}
         if self.name == "bounded_loop":
             out["reads"] = rng.randint(1, self.settings.get("most", 6))
         if self.name == "optional_flags":
