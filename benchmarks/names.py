@@ -5,7 +5,7 @@ PATTERNS = ("single", "chain", "route", "orchestrate", "parallel", "evaluate_opt
 # (`benchmarks.studies.drawn`, into a results folder's `drawn/` sub-folder): a comparator, never one of the
 # seven patterns a family designs, so `wva bench`'s own runs.csv is unchanged by it.
 DRAWN = "drawn"
-DEFAULT_TASKS = ("pipeline", "support", "fanout", "multihop", "repair", "explore", "debug")
+DEFAULT_TASKS = ("pipeline", "support", "fanout", "multihop", "repair", "explore", "debug", "explore:readable=true")
 # Built-in families outside the default run: `walks` (agent walks of known drawability, for checking the measure)
 EXTRA_TASKS = ("walks",)
 

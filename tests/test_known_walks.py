@@ -31,7 +31,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("walks") / "out"
     tasks = ";".join(spec for spec, _ in KNOWN)
     assert main(["bench", "--tasks", tasks, "--patterns", "single,agent", "--model", "sim:error_rate=0.05",
-                 "--instances", "60", "--out", str(out), "--no-drawn", "--quiet"]) == 0
+                 "--instances", "40", "--out", str(out), "--no-drawn", "--quiet"]) == 0
     assert main(["criterion", str(out)]) == 0
     return pd.read_csv(out / "criterion.csv").set_index("task")
 

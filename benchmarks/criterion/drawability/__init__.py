@@ -1,29 +1,32 @@
 """Can the graph be drawn in advance? Measured by drawing it.
 
 The chapter's criterion — *if you can draw the graph in advance, you don't need an agent* — taken at its
-word: learn the graph an engineer would draw from the agent's walks on a few instances (`graph`), and
-measure the share of *unseen* instances' walks it covers (`estimate`). The learned graph also compiles
-into a workflow that runs against the agent (`drawn`).
+word, in the one sense of "drawn" the patterns use (`patterns.workflows.choices`): each next step is decided
+by code (a field of the input or of a tool's JSON result) or by the model among a few fixed ways (any number
+at the first step, a routing table on the input; at most `CAP` after a tool has answered). Learn that graph
+from the agent's walks on a few instances (`learn`), and measure the share of *unseen* instances' walks it
+covers, a walk counting only as far as its instance's trials agree on the model's choices (`fit`,
+`estimate`). The learned graph also compiles into a workflow that runs against the agent (`drawn`).
 
-- `walks`: an agent run as its sequence of tool-call rounds, each labelled by the set of tools called;
-- `graph`: learn the drawing (nodes = round labels, bounded loops, rare edges dropped, at most `CAP`
-  out-edges a node), whether a walk fits it, its size, JSON;
-- `table`: the same learning and fitting on arrays, for hundreds of drawing sets at once;
-- `estimate`: drawability at `D` drawing instances, cross-fitted, with a jackknife interval over
-  instances, and the learning curve;
-- `drawn`: the drawing as a workflow (`Drawn`), each node a model step offered only its tools.
+- `walks`: an agent run as its tool-call rounds, with the arguments, results and input fields code may read;
+- `moves`, `rules`, `learn`: order-free fan-out steps, code dispatches (decision lists on fields, a
+  pipeline's switched steps), bounded loops and the model's few kept ways on;
+- `fit`, `shares`, `estimate`: whether a walk fits, coverage per instance, drawability at `D` drawing
+  instances, cross-fitted, with a jackknife interval over instances, and the learning curve;
+- `graph`: the drawing as a networkx graph, its size, JSON; `drawn`: the drawing as a workflow (`Drawn`).
 
-`THRESHOLD` is the chapter's line: `predict(value)` says "workflow" at or above it. It was chosen from
-synthetic processes whose answer is known (`tests/synthetic_walks.py`, `GRID`), never from the built-in
-families: at D = 10 with 60 instances × 3 trials (mean over seeds 0–2), the drawable processes (a fixed
-path with retries, a bounded loop, input-dependent branching after a step, routing among four or five
-lookups chosen from the input, over a grid of error rates, loop ranges and branch shares) measured 0.86
-at the least (a router among five: ten instances do not always show every route), the open-ended ones
-(3 to 6 tools, 2 to 8 rounds) 0.48 at the most (three tools and short walks: a cap-3 drawing of three
-tools is close to their complete graph). The threshold is the middle of that gap, 0.67;
-`tests/test_drawability_truth.py` recomputes the gap and checks the threshold is still in its middle.
-(Before the routing table was counted apart from the cap (`graph.ROUTES`), the routers measured 0.58–0.81,
-inside the gap, and the line was 0.70, the middle of 0.50–0.90 without them.)
+`THRESHOLD` is the chapter's line: `predict(value)` says "workflow" at or above it. It was chosen on
+synthetic processes whose answer is known (`tests/synthetic_walks.py`, `GRID`; the same processes run
+through `wva bench` as the `walks` family), never on the built-in families: at D = 10 with 60 instances × 3
+trials, the drawable processes (a fixed path with retries, a bounded loop, branching after a step, routing
+on the input, a parallel map in any order, optional steps switched by input flags, and a code dispatch on a
+result field naming the next of 8 or 12 tools, each over its range of slips) measured 0.582 at the least (the
+dispatch over 12 tools with one slip in ten), and the not-drawable ones (open-ended walks over 3-6 tools, a
+random walk over 2-6 tools, a first tool picked at random among 4 or 8) 0.294 at the most (the random first
+pick among four). The threshold is the middle of that gap, 0.44 (`python -m benchmarks.perf.drawability_gap
+--seeds 0` prints the grid); `tests/test_drawability_truth.py` recomputes the gap and checks the threshold is
+still inside it. (The earlier measure, which read only tool names, had its line at 0.67 and misread four of
+these processes.)
 """
 
 from __future__ import annotations

@@ -107,13 +107,13 @@ class Drawn:
             coded = self.drawing.predict(walk.at, walk.feats)
             usable = coded is not None and (coded == END or (self.budget(walk, coded)
                                                               and set(coded.split("+")) <= set(self.tools.tools)))
-            options = self.options(walk)
-            if usable and not [o for o in options if o != coded]:  # code alone decides here
+            again = self._repeat(walk, coded)
+            if usable and not again:  # code decides wherever a rule of the drawing applies
                 if coded == END:
                     break
                 answer = await self._coded(run, messages, walk, str(coded))
-            else:  # the model chooses among the kept ways on, code's way among them (as `fit.check` allows)
-                ways = [*options, *([coded] if usable and coded not in options else [])]
+            else:  # the model chooses: among the kept ways on, or between repeating a step and code's way on
+                ways = [walk.at, str(coded)] if usable else self.options(walk)
                 steps = [s for s in ways if s != END]
                 if not steps:
                     break
@@ -121,6 +121,14 @@ class Drawn:
             if answer is not None:
                 return answer
         return await self._answer(run, messages)
+
+    def _repeat(self, walk: _Walk, coded: str | None) -> bool:
+        """Whether the model may repeat the current step before the pipeline's next one: a pipeline is learned
+        from the moves between different steps, so how often a step repeats stays the model's (bounded) choice
+        where the drawing walks repeated it."""
+        d = self.drawing
+        return (coded is not None and coded != walk.at and d.in_sequence(walk.at, walk.feats) == coded
+                and walk.at in d.edges.get(walk.at, ()) and self.budget(walk, walk.at))
 
     def _request(self, messages: list[dict[str, Any]], tools: ToolSet, choice: dict[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {"messages": messages}

@@ -149,9 +149,10 @@ def in_sequence(sequence: Sequence[tuple[str, str, str]], node: str, feats: Mapp
 
 
 def arguments_of(per_walk: Sequence[Sequence[Move]]) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Per tool, where code finds each argument of its calls: a field whose value was the argument in every
-    drawing call of the tool (at least `MIN_INSTANCES` instances; the shortest such field). A tool with an
-    argument no field gives is left out: code cannot call it, only the model can. A field is named without
+    """Per tool, where code finds each argument of its calls: a field whose value was the argument in at least
+    `ACCURACY` of the drawing calls of the tool (the rest: the agent's slips, a mistyped key, as a dispatch rule
+    allows), over at least `MIN_INSTANCES` instances; the field right most often, then the shortest. A tool with
+    an argument no field gives is left out: code cannot call it, only the model can. A field is named without
     `input.`: the first call reads it from the input (`input.next.key`), a later one from a result (`next.key`)."""
     seen: dict[str, list[tuple[dict[str, str], Mapping[str, str], int]]] = {}
     for ms in per_walk:
@@ -162,16 +163,20 @@ def arguments_of(per_walk: Sequence[Sequence[Move]]) -> dict[str, tuple[tuple[st
     for tool, calls in seen.items():
         if len({i for _, _, i in calls}) < MIN_INSTANCES or len({tuple(a) for a, _, _ in calls}) != 1:
             continue
-        found = []
-        for arg in calls[0][0]:  # a field read after a step and the input's of the same name count as one
-            fields = set.intersection(*({f.removeprefix("input.") for f, v in feats.items() if v == args.get(arg)}
-                                        for args, feats, _ in calls))
-            if not fields:
-                break
-            found.append((arg, min(fields, key=lambda f: (len(f), f))))
-        else:
-            out[tool] = tuple(found)
+        found = [(arg, _source(arg, calls)) for arg in calls[0][0]]
+        if all(f is not None for _, f in found):
+            out[tool] = tuple((arg, str(f)) for arg, f in found)
     return out
+
+
+def _source(arg: str, calls: Sequence[tuple[dict[str, str], Mapping[str, str], int]]) -> str | None:
+    """The field that held `arg`'s value in at least `ACCURACY` of the calls (a field read after a step and the
+    input's of the same name count as one), or None."""
+    right: Counter[str] = Counter()
+    for args, feats, _ in calls:
+        right.update({f.removeprefix("input.") for f, v in feats.items() if v == args.get(arg)})
+    kept = [f for f, n in right.items() if n >= ACCURACY * len(calls)]
+    return min(kept, key=lambda f: (-right[f], len(f), f)) if kept else None
 
 
 def _texts(call_json: str) -> dict[str, str]:

@@ -28,7 +28,8 @@ from benchmarks.tasks.dataset.rows import load_instances
 from benchmarks.tasks.dataset.scorers import Scorer, parse_scorer
 from benchmarks.tasks.dataset.taskfile import MAX_ROUNDS, MAX_VOTES, TaskFile, read_task_file
 from benchmarks.tasks.dataset.usertools import load_tools
-from benchmarks.tasks.dataset.workflow_table import check_tools, drawn_chain
+from benchmarks.tasks.dataset.workflow_steps import drawn_chain
+from benchmarks.tasks.dataset.workflow_table import check_tools
 from patterns.result import Result
 from patterns.specs import provider_of
 from patterns.tools import ToolSet
@@ -85,6 +86,11 @@ class DatasetTask:
                                    routes=file.routes)
         self.tools: ToolSet | None = load_tools(file.tools) if file.tools else None
         check_tools(file.path, file.workflow, self.tools)
+        if file.workflow:
+            try:  # built once now, so that an agent-like loop is refused at load, not mid-sweep
+                drawn_chain(file.workflow, "", self.tools)
+            except ValueError as exc:
+                raise ValueError(f"{file.path}: [workflow]: {exc}") from None
         self._user_design = getattr(import_file(file.design, "design module"), "design", None) if file.design else None
         if file.design and not callable(self._user_design):
             raise ValueError(f"{file.path.name}: design module {file.design.name!r} has no design(pattern, env)")
