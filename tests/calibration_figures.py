@@ -64,6 +64,34 @@ def sequential() -> list[str]:
     return lines
 
 
+def equivalence() -> list[str]:
+    """The equivalence leg's spending against O'Brien-Fleming-type on it and the fixed run, on the same data
+    (a design of one look of 100 is the fixed run), looks of 20 up to 100, declared comparator."""
+    import benchmarks.criterion.sequential as sq
+
+    cases = (("equal at 90%: `either`", Scenario(1, 100, {"agent": 0.9, "chain": 0.9}), 4, 4000, ("either",)),
+             ("equal at 95%, the workflow at 0.6x cost: `workflow`",
+              Scenario(1, 100, {"agent": 0.95, "chain": 0.95}, {"agent": 0.01, "chain": 0.006}), 6, 2000,
+              ("workflow",)),
+             ("the least favourable truth: a wrong winner",
+              Scenario(1, 100, {"agent": 0.7, "chain": 0.7}, {"agent": 0.01, "chain": 0.009}), 7, 4000,
+              ("agent", "workflow")))
+    lines = ["The equivalence leg's spending (power family, rho 6) against obf on it and the fixed run of 100:"]
+    kept = sq.EQ_SPENDING
+    try:
+        for label, s, seed, reps, which in cases:
+            fixed, _ = sequential_verdicts(s, reps, seed, batch=100, comparator="chain")
+            got = [f"fixed {rate(np.isin(fixed, which))}"]
+            for eq in ("obf", "power"):
+                sq.EQ_SPENDING = eq
+                v, look = sequential_verdicts(s, reps, seed, batch=20, comparator="chain")
+                got.append(f"{eq} {rate(np.isin(v, which))}, {20 * np.mean(look):.1f} instances on average")
+            lines.append(f"  {label}: " + " | ".join(got))
+    finally:
+        sq.EQ_SPENDING = kept
+    return lines
+
+
 def planning() -> list[str]:
     from benchmarks.criterion.verdict import Options
     from benchmarks.studies.plan_sim import Engine
@@ -83,5 +111,5 @@ def planning() -> list[str]:
 
 
 if __name__ == "__main__":
-    for part in (fixed_design, cost_coverage, sequential, planning):
+    for part in (fixed_design, cost_coverage, sequential, equivalence, planning):
         print("\n".join(part()), flush=True)
