@@ -110,6 +110,35 @@ def planning() -> list[str]:
             f"mean {np.mean(powers):.1%}"]
 
 
+def plan_at_the_pilots_size() -> list[str]:
+    """`wva plan`'s stated power against the realised one, on eight pilots each of 20 and 60 instances (agent
+    truly 10 points better, at twice the workflow's cost), at the pilot's own size and at the size it
+    recommends (the spread's upper limit)."""
+    from benchmarks.criterion.verdict import Options
+    from benchmarks.studies.plan_sim import Engine
+    from benchmarks.studies.planning import pilot_for, spread_factor
+
+    truth = Scenario(1, 60, {"agent": 0.8, "chain": 0.7}, {"agent": 0.01, "chain": 0.005})
+    options, lines = Options(comparator="chain"), ["wva plan: stated against realised power, agent +0.10:"]
+    for n in (20, 60):
+        sized = Scenario(1, n, truth.success, truth.cost)
+        real = float((simulated_verdicts(sized, 4000, 99, comparator="chain") == "agent").mean())
+        stated, planned, realised = [], [], []
+        for seed in range(1, 9):
+            pilot = pilot_for(task_runs(sized, "t", np.random.default_rng(seed)), ["chain"], None, options)
+            engine = Engine(pilot, options)
+            stated.append(engine.power(0.10, n))
+            size = engine.smallest_n(0.10, 0.8, spread_factor(n)) or 0
+            planned.append(size)
+            got = simulated_verdicts(Scenario(1, size, truth.success, truth.cost), 1000, seed, comparator="chain")
+            realised.append(float((got == "agent").mean()))
+        lines += [f"  {n}-instance pilots: stated at {n} {min(stated):.0%}-{max(stated):.0%}, "
+                  f"mean {np.mean(stated):.1%}; realised at {n} {real:.1%}",
+                  f"    recommended {min(planned)}-{max(planned)} instances for 80%: realised "
+                  f"{min(realised):.0%}-{max(realised):.0%}, mean {np.mean(realised):.1%}"]
+    return lines
+
+
 if __name__ == "__main__":
-    for part in (fixed_design, cost_coverage, sequential, equivalence, planning):
+    for part in (fixed_design, cost_coverage, sequential, equivalence, planning, plan_at_the_pilots_size):
         print("\n".join(part()), flush=True)
