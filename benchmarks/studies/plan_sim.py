@@ -3,9 +3,10 @@ instances if a stated difference were the truth.
 
 A planned run of N instances is N instances drawn with replacement from the pilot's (the instance is the
 unit, as in every interval); the per-instance success differences are moved to the stated truth (kept
-within [−1, 1], and at the unbiased spread: `moved`): each comparison shifted by the same amount, so the comparator's (or the best workflow's) true difference is the
-stated one and the others keep their distance from it, and their spread about the mean multiplied by
-`spread` (1 at the pilot's estimate; its upper confidence limit carries the pilot's own uncertainty
+within [−1, 1], and at the unbiased spread: `moved`): each comparison shifted by the same amount, so
+the comparator's (or the best workflow's) true difference is the stated one and the others keep their
+distance from it, and their spread about the mean multiplied by `spread` (1 at the pilot's estimate; its
+upper confidence limit carries the pilot's own uncertainty
 through). Costs are the pilot's, resampled with their instances. The rule is the criterion's own
 (`benchmarks.criterion.bounds`, `benchmarks.criterion.rule`), with two simplifications that matter little at
 the sizes a plan recommends: cost intervals by the delta method, and the comparisons' correlations (for max-T)
