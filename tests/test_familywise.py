@@ -4,6 +4,8 @@ through `wva criterion` and a sweep's map."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -61,3 +63,16 @@ def test_holm_keeps_any_false_winner_in_a_table_of_five_equal_tasks_under_5_perc
     any_own = np.isin(own, ("agent", "workflow")).reshape(600, 5).any(axis=1).mean()
     any_fw = np.isin(fw, ("agent", "workflow")).reshape(600, 5).any(axis=1).mean()
     assert any_fw <= 0.06 < any_own
+
+
+def test_a_sweep_map_is_one_family_and_marks_the_winners_that_stand(tmp_path: Path) -> None:
+    from benchmarks.criterion.render_readings import familywise_sweep
+    from benchmarks.report.charts.verdict_map import familywise_cells, verdict_map
+
+    sweep = familywise_columns(pd.DataFrame({
+        "param": "hops", "value": ["1", "2", "1", "2"], "by": "depth", "by_value": ["3", "3", "6", "6"],
+        "task": "multihop", "verdict": ["workflow", "agent", "agent", "either"], "success_diff": 0.1,
+        "claim_p": [0.001, 0.02, 0.3, 1.0]}))  # Holm over 4 cells: 0.004, 0.06, 0.6, 1
+    assert familywise_cells(sweep) == {("1", "3")}
+    assert familywise_sweep(sweep).startswith("Familywise (Holm over the 4 settings, 5% in all): 1 of 3 winners")
+    assert verdict_map(sweep, tmp_path).exists()

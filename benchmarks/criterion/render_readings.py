@@ -88,3 +88,14 @@ def familywise_line(df: pd.DataFrame) -> str:
     fw = reading_text(df)
     return ("The verdict column is each task's own reading against its pre-declared comparator"
             + (f". {fw}" if fw else "."))
+
+
+def familywise_sweep(sweep: pd.DataFrame) -> str:
+    """A sweep's familywise sentence (Holm over all its settings), "" for a sweep.csv written without it."""
+    if "verdict_familywise" not in sweep or "claim_p" not in sweep:
+        return ""
+    from benchmarks.criterion.familywise import familywise_columns, reading_text
+
+    fw = familywise_columns(sweep)  # again over every setting: an old sweep.csv may hold each folder's own
+    return reading_text(fw.assign(task=[f"{r.param}={r.value}" for r in fw.itertuples()])).replace(
+        "comparisons", "settings")

@@ -210,7 +210,8 @@ def sweep_section(sweep: pd.DataFrame) -> str:
                                 for x, y, a, b in flips) + "."]
     else:
         lines += ["", f"The verdict is {sweep['verdict'].iloc[0]} at every setting."]
-    return "\n".join([*lines, ""])
+    fw = render.rr.familywise_sweep(sweep)  # every setting a chance of a false winner: Holm over all of them
+    return "\n".join([*lines, *(["", fw] if fw else []), ""])
 
 
 def find_sweep(out: Path) -> pd.DataFrame | None:
