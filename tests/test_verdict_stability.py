@@ -93,3 +93,20 @@ def test_a_folder_that_is_no_replicate_is_one_line_and_exit_2(tmp_path: Path,
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1
         assert not (a / "replicates.csv").exists()
+
+
+def test_replicates_of_another_code_version_are_refused_and_stale_rows_ignored(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = _folder(tmp_path, "a", 0), _folder(tmp_path, "b", 1)
+    for folder in (a, b):
+        doc = json.loads((folder / "manifest.json").read_text())
+        (folder / "manifest.json").write_text(json.dumps(doc | {"code_digest": "v1"}))
+    assert main(["criterion", str(a), "--replicates", str(b)]) == 0
+    assert pd.read_csv(a / "criterion.csv").iloc[0].seed_agreement == 1.0
+    doc = json.loads((a / "manifest.json").read_text())
+    (a / "manifest.json").write_text(json.dumps(doc | {"code_digest": "v2"}))  # the folder rerun with new code
+    assert main(["criterion", str(a)]) == 0
+    assert pd.isna(pd.read_csv(a / "criterion.csv").iloc[0].seed_agreement)  # the v1 replicates no longer count
+    capsys.readouterr()
+    assert main(["criterion", str(a), "--replicates", str(b)]) == 2
+    assert "another code_digest" in capsys.readouterr().err

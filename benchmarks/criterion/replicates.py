@@ -33,7 +33,7 @@ def replicate_verdicts(out_dir: str | Path, folders: list[Path],
                              "already has; a replicate is the same sweep at another seed")
         seen.add(seed)
         verdicts[str(folder)], seeds[str(folder)] = criterion_of(folder), seed
-    return replicates_frame(verdicts, seeds)
+    return replicates_frame(verdicts, seeds, own.get("code_digest"))
 
 
 def _manifest(folder: Path) -> dict[str, Any]:

@@ -44,7 +44,8 @@ from benchmarks.criterion.verdict import DEFAULTS, Options
 DRAWS = 1000  # resamples: a stability of 90% carries a Monte Carlo error of about ±1 point
 STABLE = 0.9
 REPLICATES = "replicates.csv"
-SAME_SETTINGS = ("model", "patterns", "tasks", "instances", "trials")  # what a replicate must share
+# what a replicate must share: the sweep, and the code that ran it (another version is another instrument)
+SAME_SETTINGS = ("model", "patterns", "tasks", "instances", "trials", "code_digest")
 
 
 def _cost_corr(cost: np.ndarray) -> np.ndarray:
@@ -107,12 +108,15 @@ def check_replicate(folder: Path, manifest: dict[str, Any], own: dict[str, Any])
                              f"{own.get(key)!r}); a replicate is the same sweep at another seed")
 
 
-def replicates_frame(verdicts: dict[str, pd.DataFrame], seeds: dict[str, int]) -> pd.DataFrame:
-    """`replicates.csv`: per replicate folder and task, its seed, verdict and agent − comparator difference."""
+def replicates_frame(verdicts: dict[str, pd.DataFrame], seeds: dict[str, int],
+                     digest: str | None = None) -> pd.DataFrame:
+    """`replicates.csv`: per replicate folder and task, its seed, verdict and agent − comparator difference,
+    and the code version (`code_digest`) they share with the folder."""
     rows = [{"folder": folder, "seed": seeds[folder], "task": r.task, "verdict": r.verdict,
-             "comparator": r.comparator, "success_diff": r.success_diff}
+             "comparator": r.comparator, "success_diff": r.success_diff, "code_digest": digest or ""}
             for folder, df in verdicts.items() for r in df.itertuples()]
-    return pd.DataFrame(rows, columns=["folder", "seed", "task", "verdict", "comparator", "success_diff"])
+    return pd.DataFrame(rows, columns=["folder", "seed", "task", "verdict", "comparator", "success_diff",
+                                       "code_digest"])
 
 
 def seed_agreement(task: str, verdict: str, seed: int, replicates: pd.DataFrame | None) -> tuple[float, str]:
@@ -128,9 +132,14 @@ def seed_agreement(task: str, verdict: str, seed: int, replicates: pd.DataFrame 
     return same / (1 + len(mine)), ",".join(map(str, seeds))
 
 
-def read_replicates(out_dir: str | Path) -> pd.DataFrame | None:
-    """The folder's replicates.csv, or None when it has none."""
+def read_replicates(out_dir: str | Path, digest: str | None = None) -> pd.DataFrame | None:
+    """The folder's replicates.csv, or None when it has none; rows of another code version than `digest`
+    (the folder's own, after a rerun with newer code) are stale and left out."""
     path = Path(out_dir) / REPLICATES
     if not path.exists():
         return None
-    return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"task": str, "verdict": str})
+    df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"task": str, "verdict": str,
+                                                                        "code_digest": str})
+    if "code_digest" in df:
+        df = df[df["code_digest"].fillna("") == (digest or "")]
+    return df

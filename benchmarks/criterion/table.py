@@ -224,7 +224,8 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
                              (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds))
         rows.append(row)
         pairs.append(pair)
-    df = with_agreement(pd.DataFrame(rows, columns=COLUMNS), read_replicates(out_dir), seed)
+    replicates = read_replicates(out_dir, manifest.get("code_digest"))  # another code version's: stale, left out
+    df = with_agreement(pd.DataFrame(rows, columns=COLUMNS), replicates, seed)
     df["agrees"] = df["agrees"].astype("boolean")
     return df, pd.concat([p for p in pairs if not p.empty] or [pd.DataFrame()], ignore_index=True)
 
