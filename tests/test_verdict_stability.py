@@ -110,3 +110,14 @@ def test_replicates_of_another_code_version_are_refused_and_stale_rows_ignored(
     capsys.readouterr()
     assert main(["criterion", str(a), "--replicates", str(b)]) == 2
     assert "another code_digest" in capsys.readouterr().err
+
+
+def test_the_report_sentence_marks_an_unstable_verdict_read_from_a_table() -> None:
+    from benchmarks.criterion.render_readings import readings_sentence, stability_text
+
+    df = pd.DataFrame({"verdict": ["workflow", "workflow"], "stability": [0.59, 0.99], "stable": [False, True],
+                       "verdict_familywise": ["workflow"] * 2, "familywise_p": [0.04, 0.002], "other_verdict": ""})
+    df["stable"] = df["stable"].astype("boolean")  # as criterion.csv's table holds it
+    shaky, firm = df.itertuples()
+    assert "**unstable**" in readings_sentence(shaky) and stability_text(shaky) == "59% unstable"
+    assert "; stable." in readings_sentence(firm) and stability_text(firm) == "99%"

@@ -58,8 +58,8 @@ def readings_sentence(row: Any) -> str:
     if agreement is not None and seeds:
         parts.append(f"and on {agreement:.0%} of the runs at seeds {seeds}")
     stable = _get(row, "stable")
-    text = " ".join(parts) + ("; **unstable**: another sample could well say otherwise." if stable is False
-                              else "; stable.")
+    unstable = stable is not None and not bool(stable)  # a pandas or numpy boolean from a table, not only False
+    text = " ".join(parts) + ("; **unstable**: another sample could well say otherwise." if unstable else "; stable.")
     text += f" **Familywise** (Holm over the table's tasks): {familywise_text(row)}."
     if _get(row, "other_verdict"):
         text += (f" **The other comparator**: against {_get(row, 'other_mode')} `{_get(row, 'other_comparator')}` "
