@@ -64,6 +64,34 @@ def sequential() -> list[str]:
     return lines
 
 
+def equivalence() -> list[str]:
+    """The equivalence leg's spending against O'Brien-Fleming-type on it and the fixed run, on the same data
+    (a design of one look of 100 is the fixed run), looks of 20 up to 100, declared comparator."""
+    import benchmarks.criterion.sequential as sq
+
+    cases = (("equal at 90%: `either`", Scenario(1, 100, {"agent": 0.9, "chain": 0.9}), 4, 4000, ("either",)),
+             ("equal at 95%, the workflow at 0.6x cost: `workflow`",
+              Scenario(1, 100, {"agent": 0.95, "chain": 0.95}, {"agent": 0.01, "chain": 0.006}), 6, 2000,
+              ("workflow",)),
+             ("the least favourable truth: a wrong winner",
+              Scenario(1, 100, {"agent": 0.7, "chain": 0.7}, {"agent": 0.01, "chain": 0.009}), 7, 4000,
+              ("agent", "workflow")))
+    lines = ["The equivalence leg's spending (power family, rho 6) against obf on it and the fixed run of 100:"]
+    kept = sq.EQ_SPENDING
+    try:
+        for label, s, seed, reps, which in cases:
+            fixed, _ = sequential_verdicts(s, reps, seed, batch=100, comparator="chain")
+            got = [f"fixed {rate(np.isin(fixed, which))}"]
+            for eq in ("obf", "power"):
+                sq.EQ_SPENDING = eq
+                v, look = sequential_verdicts(s, reps, seed, batch=20, comparator="chain")
+                got.append(f"{eq} {rate(np.isin(v, which))}, {20 * np.mean(look):.1f} instances on average")
+            lines.append(f"  {label}: " + " | ".join(got))
+    finally:
+        sq.EQ_SPENDING = kept
+    return lines
+
+
 def planning() -> list[str]:
     from benchmarks.criterion.verdict import Options
     from benchmarks.studies.plan_sim import Engine
@@ -82,6 +110,35 @@ def planning() -> list[str]:
             f"mean {np.mean(powers):.1%}"]
 
 
+def plan_at_the_pilots_size() -> list[str]:
+    """`wva plan`'s stated power against the realised one, on eight pilots each of 20 and 60 instances (agent
+    truly 10 points better, at twice the workflow's cost), at the pilot's own size and at the size it
+    recommends (the spread's upper limit)."""
+    from benchmarks.criterion.verdict import Options
+    from benchmarks.studies.plan_sim import Engine
+    from benchmarks.studies.planning import pilot_for, spread_factor
+
+    truth = Scenario(1, 60, {"agent": 0.8, "chain": 0.7}, {"agent": 0.01, "chain": 0.005})
+    options, lines = Options(comparator="chain"), ["wva plan: stated against realised power, agent +0.10:"]
+    for n in (20, 60):
+        sized = Scenario(1, n, truth.success, truth.cost)
+        real = float((simulated_verdicts(sized, 4000, 99, comparator="chain") == "agent").mean())
+        stated, planned, realised = [], [], []
+        for seed in range(1, 9):
+            pilot = pilot_for(task_runs(sized, "t", np.random.default_rng(seed)), ["chain"], None, options)
+            engine = Engine(pilot, options)
+            stated.append(engine.power(0.10, n))
+            size = engine.smallest_n(0.10, 0.8, spread_factor(n)) or 0
+            planned.append(size)
+            got = simulated_verdicts(Scenario(1, size, truth.success, truth.cost), 1000, seed, comparator="chain")
+            realised.append(float((got == "agent").mean()))
+        lines += [f"  {n}-instance pilots: stated at {n} {min(stated):.0%}-{max(stated):.0%}, "
+                  f"mean {np.mean(stated):.1%}; realised at {n} {real:.1%}",
+                  f"    recommended {min(planned)}-{max(planned)} instances for 80%: realised "
+                  f"{min(realised):.0%}-{max(realised):.0%}, mean {np.mean(realised):.1%}"]
+    return lines
+
+
 if __name__ == "__main__":
-    for part in (fixed_design, cost_coverage, sequential, planning):
+    for part in (fixed_design, cost_coverage, sequential, equivalence, planning, plan_at_the_pilots_size):
         print("\n".join(part()), flush=True)

@@ -12,7 +12,7 @@ import pytest
 
 from benchmarks.cli.main import main
 from benchmarks.criterion.verdict import Options
-from benchmarks.studies.plan_sim import Engine
+from benchmarks.studies.plan_sim import Engine, Pilot, moved
 from benchmarks.studies.planning import pilot_for, plan_lines, plan_task, spread_factor
 from tests.synthetic_results import Scenario, simulated_verdicts, task_runs, write_scenario
 
@@ -101,3 +101,24 @@ def test_a_folder_without_a_comparison_is_one_line(tmp_path: Path, capsys: pytes
     (folder / "manifest.json").write_text(json.dumps({"seed": 0, "tasks": ["synth-000"]}))
     assert main(["plan", str(folder)]) == 2
     assert "no task with both agent and workflow runs" in capsys.readouterr().err
+
+
+def _pilot(agent: list[float], flow: list[float]) -> Pilot:
+    return Pilot(np.array([agent, flow], dtype=float).T, None, ["chain"])
+
+
+def test_planned_differences_keep_the_stated_truth_inside_minus_one_to_one() -> None:
+    # moved by +0.5 the first two would be 1.3 and 1.5: clipped, and the rest moved further so the mean is the truth
+    p = _pilot([1.0, 1.0, 0.5, 0.0], [0.2, 0.0, 0.5, 1.0])  # differences 0.8, 1.0, 0.0, -1.0: mean 0.2
+    d = moved(p, 0.7, 1.0)[0, :, 0]
+    assert d.min() >= -1.0 and d.max() <= 1.0 and d.mean() == pytest.approx(0.7)
+    assert (moved(p, -0.9, 1.5)[0, :, 0] >= -1.0).all() and moved(p, -0.9, 1.5)[0, :, 0].mean() == pytest.approx(-0.9)
+
+
+def test_a_resampled_pilot_has_the_unbiased_spread() -> None:
+    """A resample of n instances has the spread of divisor n; the planned differences are scaled so that
+    it is the pilot's unbiased one (divisor n − 1): by hand for four instances."""
+    p = _pilot([0.7, 0.4, 0.5, 0.8], [0.5, 0.5, 0.5, 0.5])  # differences 0.2, -0.1, 0.0, 0.3
+    d = moved(p, 0.1, 1.0)[0, :, 0]
+    assert d.mean() == pytest.approx(0.1)
+    assert np.var(d) == pytest.approx(np.var([0.2, -0.1, 0.0, 0.3], ddof=1))  # 0.0333…, not 0.025

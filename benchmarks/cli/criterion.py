@@ -29,7 +29,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "intervals).")
     p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench'")
     add_verdict_options(p)
+    p.add_argument("--replicates", type=_folders, default=None, metavar="DIR1,DIR2,...",
+                   help="the same sweep run at other seeds: each verdict's agreement over the seeds is added to "
+                   "criterion.csv and the folders' verdicts written to DIR/replicates.csv")
     return p
+
+
+def _folders(text: str) -> list[Path]:
+    folders = [Path(x.strip()) for x in text.split(",") if x.strip()]
+    if not folders:
+        raise argparse.ArgumentTypeError("expected comma-separated results folders")
+    return folders
 
 
 def load_or_fail(folder: Path, **options: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -47,6 +57,18 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.criterion.render import format_verdicts, table
     from benchmarks.criterion.table import NAME, PAIRS, write_criterion
 
+    if args.replicates:
+        from benchmarks.criterion.replicates import replicate_verdicts, write_replicates
+        from benchmarks.criterion.table import criterion_table
+
+        def criterion_of(folder: Path) -> pd.DataFrame:
+            return criterion_table(folder, **verdict_options(args))
+
+        try:  # written first: the criterion below reads it for each verdict's agreement over the seeds
+            frame = replicate_verdicts(args.dir, args.replicates, criterion_of)
+        except (FileNotFoundError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        print(f"replicates: {', '.join(map(str, args.replicates))} → {write_replicates(args.dir, frame)}")
     df, pairs = load_or_fail(args.dir, **verdict_options(args))
     write_criterion(args.dir, df, pairs=pairs)
     print(table(df))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats as st
@@ -76,11 +77,15 @@ def studentized(theta: np.ndarray, se: np.ndarray, boot_theta: np.ndarray, boot_
     return one, sim
 
 
+@lru_cache(maxsize=32)
 def boot_weights(n: int, seed: int, draws: int = BOOT) -> np.ndarray:
     """Resampling counts `(draws, n)` of n instances with replacement (seeded: a folder gives the same
-    interval every time)."""
+    interval every time). Cached, read-only: a verdict decided again at other levels (a claim's p-value,
+    `benchmarks.criterion.familywise`) draws the same resamples, and drawing them is most of its cost."""
     rng = np.random.default_rng(seed)
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=draws).astype(float)
+    w = rng.multinomial(n, np.full(n, 1.0 / n), size=draws).astype(float)
+    w.flags.writeable = False
+    return w
 
 
 def fieller(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:

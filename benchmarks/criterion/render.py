@@ -15,6 +15,8 @@ from typing import Any
 
 import pandas as pd
 
+from benchmarks.criterion import render_readings as rr
+
 NA = "n/a"
 
 
@@ -70,6 +72,9 @@ class Cells:
     price: str  # the price of the extra success, a clause ("" when there is none)
     value: str  # net value per trial, a clause ("" when not priced)
     reason: str
+    stability: str  # the share of resamples (and seeds) with the same verdict, "unstable" when marked
+    familywise: str  # the verdict under Holm over the table's tasks
+    other: str  # the other comparator's reading
     compared: bool  # False: the row has no comparison (no comparator, or nothing ran)
 
 
@@ -92,6 +97,7 @@ def cells(row: Any) -> Cells:
         drawing=drawing_text(row),
         prediction=str(g("chapter_prediction", "") or NA), agrees=agrees_text,
         price=price_clause(row), value=_value_clause(row), reason=str(g("reason", "") or ""),
+        stability=rr.stability_text(row), familywise=rr.familywise_text(row), other=rr.other_text(row),
         compared=bool(g("comparator", "")) and _known(g("success_diff")),
     )
 
@@ -160,6 +166,8 @@ def verdict_line(row: Any) -> str:
             f"cost ×{num(_get(row, 'cost_ratio', math.nan), '.2f')}, latency ×"
             f"{num(_get(row, 'latency_ratio', math.nan), '.2f')}; drawability "
             f"{num(_get(row, 'drawability', math.nan), '.2f')} → chapter predicts {c.prediction}: {c.agrees}")
+    line += f"\n    stability {c.stability}; familywise {c.familywise}" + (
+        f"; other comparator's reading: {c.other}" if c.other != "-" else "")
     return line + (f"\n    the price of the extra success — {c.price}" if c.price else "")
 
 
@@ -171,7 +179,8 @@ def format_verdicts(df: pd.DataFrame) -> str:
 COLUMNS = (("task", "task"), ("drawability", "drawability [95% CI]"), ("comparator", "comparator"),
            ("agent", "agent"), ("workflow", "workflow"), ("diff", "agent − workflow [CI the rule read]"),
            ("cost", "cost ratio [95% CI]"), ("latency", "latency ×"), ("steps", "steps ×"),
-           ("verdict", "verdict"), ("prediction", "chapter predicts"), ("agrees", "agrees"))
+           ("verdict", "verdict"), ("stability", "stability"), ("familywise", "familywise (Holm)"),
+           ("other", "other comparator's reading"), ("prediction", "chapter predicts"), ("agrees", "agrees"))
 
 
 def table(df: pd.DataFrame, markdown: bool = False) -> str:

@@ -4,7 +4,8 @@ A task runs its instances in batches; after each batch (a *look*) the verdict is
 instance so far, and the task stops when the verdict is decided (anything but `inconclusive`) or the
 most instances allowed have run. Looking repeatedly would inflate the error, so each of the rule's
 one-sided tests spends its own budget over the looks (`benchmarks.criterion.spending`, O'Brien–Fleming-type by
-default): the success leg 1.25% per direction, non-inferiority and equivalence 5% per bound, the cost leg
+default, whose equivalence leg spends by the power family α t^6, keeping its budget for the late
+looks): the success leg 1.25% per direction, non-inferiority and equivalence 5% per bound, the cost leg
 2.5%, net value 2.5% per direction — the fixed design's budgets (`benchmarks.criterion.bounds`), so a wrong winner
 stays at most 5% whatever look the run stops at. At look k each test reads its interval at the level
 its boundary sets (a stricter one early), through the same code as the criterion (`benchmarks.criterion.deciding`).
@@ -34,6 +35,7 @@ from benchmarks.criterion.verdict import DEFAULTS, Options
 
 __all__ = ["KEY", "Decision", "Design", "decide_at_look", "design", "look_text", "stopped_at"]
 BUDGETS = {"win": 0.0125, "eq": 0.05, "cost": 0.025, "value": 0.025}  # one-sided, as the fixed design's
+EQ_SPENDING = "power"  # obf's equivalence leg: it cannot be shown early, its budget is kept late (spending.py)
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class Design:
         fractions = (*(n / self.max_instances for n in planned[:look - 1]), now / self.max_instances)
         if len(fractions) > 1 and fractions[-1] <= fractions[-2]:  # fewer than planned: just past the last look
             fractions = (*fractions[:-1], min(1.0, fractions[-2] + 1e-6))
-        z = {k: boundaries(fractions, a, self.spending)[-1] for k, a in BUDGETS.items()}
+        eq = EQ_SPENDING if self.spending == "obf" else self.spending  # pocock: early stops on every leg
+        z = {k: boundaries(fractions, a, eq if k == "eq" else self.spending)[-1] for k, a in BUDGETS.items()}
         return Levels(**{k: level(v) for k, v in z.items()})
 
 

@@ -43,15 +43,17 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks.criterion import families
+from benchmarks.criterion import families, readings
 from benchmarks.criterion.bounds import FIXED, Levels
 from benchmarks.criterion.comparison import compare, compare_value, pairs_frame
 from benchmarks.criterion.deciding import MODES, Decided, decide_task
 from benchmarks.criterion.drawability import THRESHOLD, drawability_row, predict
 from benchmarks.criterion.drawability.walks import Round, rounds_by_run, walks_of_runs
 from benchmarks.criterion.drawn_runs import DrawnRuns
+from benchmarks.criterion.familywise import familywise_columns
 from benchmarks.criterion.read import criterion_inputs, load_inputs, stopping_levels
 from benchmarks.criterion.render import note
+from benchmarks.criterion.stability import is_stable, read_replicates, seed_agreement
 from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
 from benchmarks.criterion.verdict import (
     DEFAULT_COST_MARGIN,
@@ -79,7 +81,7 @@ COLUMNS = [
     "drawability_d", "drawability_instances", "graph_nodes", "graph_edges", "graph_loops", "graph_revisited",
     "graph_routes", "graph_dispatches", "graph_cap", "instances",
     "agent_runs", "workflow_runs", "agent_ci_low", "agent_ci_high", "workflow_ci_low", "workflow_ci_high",
-    "agent_cost", "workflow_cost", "agent_latency_p50", "workflow_latency_p50", "threshold",
+    "agent_cost", "workflow_cost", "agent_latency_p50", "workflow_latency_p50", "threshold", *readings.COLUMNS,
 ]
 __all__ = ["COLUMNS", "NAME", "PAIRS", "THRESHOLD", "VERDICTS", "agrees", "check_comparator", "criterion_table",
            "load_inputs", "pareto_front", "predict", "write_criterion"]
@@ -158,7 +160,7 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: s
     margin, comparator = options.margin, options.comparator
     both = g if drawn is None or drawn.empty else pd.concat([g, drawn], ignore_index=True)
     stats = _per_pattern(both)
-    row: dict[str, Any] = {c: math.nan for c in COLUMNS} | {
+    row: dict[str, Any] = {c: math.nan for c in COLUMNS} | readings.empty() | {
         "task": task, "threshold": threshold, "margin": margin, "comparator": "", "comparator_mode": "",
         "reason": "", "note": "", "agrees": None, "chapter_prediction": None, "verdict": "inconclusive",
         "pareto": ";".join(pareto_front({p: (s["success"], s["cost"]) for p, s in stats.items() if p != DRAWN}))}
@@ -178,8 +180,11 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: s
         return row, pd.DataFrame()
     family = families.load_family(spec)
     row.update(_drawability(g, rounds, seed))
-    decided = decide_task(both, flows, getattr(family, "natural_workflow", None), options, seed, levels)
+    declared = getattr(family, "natural_workflow", None)
+    decided = decide_task(both, flows, declared, options, seed, levels)
     row.update(_outcome(both, decided, stats, levels))
+    row.update(readings.readings(both, flows, declared, decided, options, seed, levels))
+    row["stable"] = is_stable(row["stability"])
     row["chapter_prediction"] = predict(row["drawability"], threshold)
     row["agrees"] = agrees(row["verdict"], row["chapter_prediction"])
     row["note"] = note(row)
@@ -219,9 +224,24 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
                              (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds))
         rows.append(row)
         pairs.append(pair)
-    df = pd.DataFrame(rows, columns=COLUMNS)
+    replicates = read_replicates(out_dir, manifest.get("code_digest"))  # another code version's: stale, left out
+    df = with_agreement(pd.DataFrame(rows, columns=COLUMNS), replicates, seed)
     df["agrees"] = df["agrees"].astype("boolean")
     return df, pd.concat([p for p in pairs if not p.empty] or [pd.DataFrame()], ignore_index=True)
+
+
+def with_agreement(df: pd.DataFrame, replicates: pd.DataFrame | None, seed: int) -> pd.DataFrame:
+    """The table with each verdict's agreement over seeds (from the folder's replicates.csv, when it has one),
+    whether it is stable, and the familywise reading over its tasks (`benchmarks.criterion.familywise`)."""
+    df = df.copy()
+    for i, r in df.iterrows():
+        share, seeds = seed_agreement(str(r["task"]), str(r["verdict"]), seed, replicates)
+        df.at[i, "seed_agreement"], df.at[i, "seeds"] = share, seeds
+        df.at[i, "stable"] = is_stable(r["stability"], share)
+    df["stable"] = df["stable"].astype("boolean")
+    fw = familywise_columns(df)
+    df["familywise_p"], df["verdict_familywise"] = fw["familywise_p"], fw["verdict_familywise"]
+    return df
 
 
 def criterion_table(out_dir: str | Path, threshold: float = THRESHOLD, margin: float = DEFAULT_MARGIN,

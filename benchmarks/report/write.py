@@ -125,7 +125,8 @@ def task_paragraph(r: Any, drawn: Any = None) -> str:
         "", drawability_sentence(r, c), *(["", render.drawn_sentence(drawn)] if drawn is not None else []),
         "",
         f"**Verdict: {c.verdict}** — {c.reason}.{needed} From drawability alone the chapter's rule predicts "
-        f"*{c.prediction}*; {agree}.",
+        f"*{c.prediction}*; {agree}.", *(["", render.rr.readings_sentence(r)] if render.rr.readings_sentence(r)
+                                         else []),
     ])
 
 
@@ -173,7 +174,7 @@ def method_section(margin: float = DEFAULT_MARGIN, cost_margin: float = DEFAULT_
         "selection-proof claims: the agent must beat *every* workflow to win, and a workflow must win on a "
         "*simultaneous* interval (max-T over all six) — so picking the best afterwards does not inflate its "
         "chances. `criterion_pairs.csv` lists the agent against every workflow with both kinds of interval.",
-        render.method_text(margin, cost_margin, value),
+        render.method_text(margin, cost_margin, value), render.rr.readings_method(),
         render.drawability_text(THRESHOLD, D, CAP),
     ])
 
@@ -209,7 +210,8 @@ def sweep_section(sweep: pd.DataFrame) -> str:
                                 for x, y, a, b in flips) + "."]
     else:
         lines += ["", f"The verdict is {sweep['verdict'].iloc[0]} at every setting."]
-    return "\n".join([*lines, ""])
+    fw = render.rr.familywise_sweep(sweep)  # every setting a chance of a false winner: Holm over all of them
+    return "\n".join([*lines, *(["", fw] if fw else []), ""])
 
 
 def find_sweep(out: Path) -> pd.DataFrame | None:
@@ -236,7 +238,8 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     caveat = sim_caveat(sim_dataset_tasks(runs, manifest))
     charts = draw_all(out, runs, events, df, manifest, sweep, caveat=caveat)
     parts = ["# Workflow or agent? — benchmark report", "", model_paragraph(manifest, runs), "",
-             "## Verdicts", "", render.table(df, markdown=True), "", overall(df), "",
+             "## Verdicts", "", render.table(df, markdown=True), "", overall(df),
+             render.rr.familywise_line(df), "",
              method_section(margin, cost_margin, value), "",
              "## Per task", ""]
     drawn = drawn_rows(pairs if pairs is not None else _read_pairs(out))

@@ -2,10 +2,11 @@
 instances if a stated difference were the truth.
 
 A planned run of N instances is N instances drawn with replacement from the pilot's (the instance is the
-unit, as in every interval); the per-instance success differences are moved to the stated truth: each
-comparison shifted by the same amount, so the comparator's (or the best workflow's) true difference is the
-stated one and the others keep their distance from it, and their spread about the mean multiplied by
-`spread` (1 at the pilot's estimate; its upper confidence limit carries the pilot's own uncertainty
+unit, as in every interval); the per-instance success differences are moved to the stated truth (kept
+within [−1, 1], and at the unbiased spread: `moved`): each comparison shifted by the same amount, so
+the comparator's (or the best workflow's) true difference is the stated one and the others keep their
+distance from it, and their spread about the mean multiplied by `spread` (1 at the pilot's estimate; its
+upper confidence limit carries the pilot's own uncertainty
 through). Costs are the pilot's, resampled with their instances. The rule is the criterion's own
 (`benchmarks.criterion.bounds`, `benchmarks.criterion.rule`), with two simplifications that matter little at
 the sizes a plan recommends: cost intervals by the delta method, and the comparisons' correlations (for max-T)
@@ -57,15 +58,35 @@ class Pilot:
 def moved(p: Pilot, truth: float, spread: float) -> np.ndarray:
     """The pilot's per-instance differences `(1, n, m)` moved to `truth` for the best (or only) workflow,
     their spread about the mean × `spread`. A difference with no spread at all gets the criterion's floor,
-    one discordant instance in n (± 1/√n about the mean)."""
+    one discordant instance in n (± 1/√n about the mean).
+
+    Two corrections keep the planned runs honest. The residuals are scaled by √(n / (n − 1)): a resample
+    of a pilot has the pilot's spread with divisor n, which understates the instances' true variance by
+    (n − 1) / n, so without it a small pilot promised more power than a run of that size has. And a
+    difference of success rates lies in [−1, 1]: moving every instance by the same amount can push some
+    outside, so each comparison is moved by the amount whose *clipped* differences have the stated mean
+    (found by bisection; the mean of the clipped values grows with the amount moved)."""
     d = p.diffs()
+    n = p.instances
     mean = d.mean(0)
-    resid = d - mean
+    resid = (d - mean) * (np.sqrt(n / (n - 1)) if n > 1 else 1.0)
     flat = resid.std(0) == 0
     if flat.any():
-        sign = np.where(np.arange(p.instances) % 2 == 0, 1.0, -1.0)[:, None]
-        resid = np.where(flat, (sign - sign.mean()) / np.sqrt(p.instances), resid)
-    return (mean + (truth - mean[p.best()]) + spread * resid)[None]
+        sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)[:, None]
+        resid = np.where(flat, (sign - sign.mean()) / np.sqrt(n), resid)
+    return clipped_to(spread * resid, truths(p, truth))[None]
+
+
+def clipped_to(base: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """`base` `(n, m)` moved per column by the amount s with mean(clip(base + s, −1, 1)) = target (each
+    target within (−1, 1))."""
+    reach = float(np.abs(base).max()) + 2.0
+    low, high = np.full(target.shape, -reach), np.full(target.shape, reach)
+    for _ in range(60):  # to about 1e-16 of the reach
+        mid = (low + high) / 2
+        below = np.clip(base + mid, -1.0, 1.0).mean(0) < target
+        low, high = np.where(below, mid, low), np.where(below, high, mid)
+    return np.clip(base + (low + high) / 2, -1.0, 1.0)
 
 
 def truths(p: Pilot, truth: float) -> np.ndarray:

@@ -42,8 +42,19 @@ def verdict_grid(sweep: pd.DataFrame) -> tuple[list[str], list[str], dict[tuple[
     return xs, ys, cells
 
 
+def familywise_cells(sweep: pd.DataFrame) -> set[tuple[str, str]] | None:
+    """The cells whose winner stands familywise (Holm over the map's cells: `verdict_familywise`, which
+    `benchmarks.studies.sweep` computes across them); None for a sweep table without that column."""
+    if "verdict_familywise" not in sweep or sweep["verdict_familywise"].isna().all():
+        return None
+    by = sweep["by_value"] if "by_value" in sweep else pd.Series([""] * len(sweep), index=sweep.index)
+    return {(_text(r.value), _text(b)) for r, b in zip(sweep.itertuples(), by, strict=True)
+            if str(r.verdict) in ("workflow", "agent") and str(r.verdict_familywise) == str(r.verdict)}
+
+
 def verdict_map(sweep: pd.DataFrame, out: Path) -> Path:
     xs, ys, cells = verdict_grid(sweep)
+    holm = familywise_cells(sweep)
     param = str(sweep["param"].iloc[0])
     by = str(sweep["by"].iloc[0]) if "by" in sweep and isinstance(sweep["by"].iloc[0], str) else ""
     task = str(sweep["task"].iloc[0]).split(":")[0] if "task" in sweep else ""
@@ -53,7 +64,8 @@ def verdict_map(sweep: pd.DataFrame, out: Path) -> Path:
             verdict, diff = cells.get((x, y), ("", float("nan")))
             ax.add_patch(plt.Rectangle((i, j), 1, 1, facecolor=VERDICT_COLOURS.get(verdict, UNKNOWN),
                                        edgecolor="#444444", linewidth=1))
-            text = "not run" if not verdict else verdict if pd.isna(diff) else f"{verdict}\n{diff:+.2f}"
+            mark = verdict + ("*" if holm is not None and (x, y) in holm else "")
+            text = "not run" if not verdict else mark if pd.isna(diff) else f"{mark}\n{diff:+.2f}"
             dark = verdict in ("workflow", "agent")
             ax.text(i + 0.5, j + 0.5, text, ha="center", va="center", fontsize=9,
                     color="white" if dark else "#222222")
@@ -66,4 +78,6 @@ def verdict_map(sweep: pd.DataFrame, out: Path) -> Path:
     legend = [Patch(facecolor=c, edgecolor="#444444", label=v) for v, c in VERDICT_COLOURS.items()]
     fig.legend(handles=legend, loc="lower center", ncol=len(legend), fontsize=8, frameon=False)
     title = f"Verdict map{': ' + task if task else ''}\n(each cell: the verdict, agent − workflow success)"
+    if holm is not None:
+        title += "\n* the winner stands familywise (Holm over the map's cells, 5% in all)"
     return finish(fig, title, out / MAP, legend_in=0.45)

@@ -1,0 +1,80 @@
+"""How long the default `wva bench` takes: wall clock, CPU seconds, and the criterion's share.
+
+    python -m benchmarks.perf.default_bench [--repeat 1] [--args "--seed 1"]
+
+Runs the default sweep end to end as a user does (a fresh `python -m benchmarks bench --out TMP --quiet`
+process: imports, the sweep, the drawn comparator, the tidy files, the criterion and its readings), in a
+scratch folder, `--repeat` times. Prints per run the wall-clock seconds, the CPU seconds of the process
+(user + system, from `getrusage` of the finished child: on a machine other work shares, the figure that
+does not grow with the load), `sweep_seconds` from its manifest, and the one-minute load average before
+it started. Then times the criterion alone on the last folder (CPU seconds, in this process), with and
+without the reviewer's readings (stability, the claims' p-values, the other comparator), so the cost of
+each part is visible. The target: under 60 s on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def one_run(out: Path, extra: list[str]) -> dict[str, Any]:
+    """One default bench in a fresh process: wall and CPU seconds, the manifest's sweep seconds."""
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "benchmarks", "bench", "--out", str(out), "--quiet", *extra],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    manifest = json.loads((out / "manifest.json").read_text())
+    return {"wall": wall, "cpu": cpu, "sweep": float(manifest.get("sweep_seconds") or 0.0), "load": load}
+
+
+def criterion_cpu(out: Path, readings: bool) -> float:
+    """CPU seconds of the criterion on `out`, with or without the readings (swapped for empty ones)."""
+    from benchmarks.criterion import readings as rd
+    from benchmarks.criterion import table
+
+    kept = rd.readings
+    if not readings:
+        rd.readings = lambda *args, **kwargs: rd.empty()  # type: ignore[assignment]
+    try:
+        start = time.process_time()
+        table.criterion_tables(out)
+        return time.process_time() - start
+    finally:
+        rd.readings = kept  # type: ignore[assignment]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.perf.default_bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=1, help="runs of the default bench (default 1)")
+    p.add_argument("--args", default="", help="extra `wva bench` arguments, quoted (default: none)")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="wva-perf-default-") as tmp:
+        for k in range(args.repeat):
+            out = Path(tmp) / f"run{k}"
+            r = one_run(out, shlex.split(args.args))
+            print(f"run {k + 1}: {r['wall']:.1f} s wall, {r['cpu']:.1f} CPU s, sweep {r['sweep']:.1f} s "
+                  f"(load average {r['load']:.1f} on {os.cpu_count()} cores before it)", flush=True)
+        full, bare = criterion_cpu(out, True), criterion_cpu(out, False)
+        print(f"the criterion alone: {full:.1f} CPU s, of which the readings (stability, claims' p-values, the "
+              f"other comparator) {full - bare:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
