@@ -26,6 +26,7 @@ Per task (the runs' `task` column):
   its extra success (`price_*`, `benchmarks.criterion.tradeoff`); with a value per success, the net value per trial
   (`value_*`) the verdict then reads;
 - **verdict** by the symmetric, monotone rule with a success margin and a cost margin (`benchmarks.criterion.rule`);
+  `withheld` for a task file run on the simulator, which has no ground truth for it (`criterion.withheld`);
   `reason` says what decided it; an inconclusive task's note points to `wva plan`, which sizes a run;
 - **chapter_prediction**: `workflow` if drawability >= `THRESHOLD` (chosen from synthetic walks whose
   answer is known: `benchmarks.criterion.drawability`), else `agent`; `agrees` compares
@@ -63,6 +64,7 @@ from benchmarks.criterion.verdict import (
     check_margin,
     check_value,
 )
+from benchmarks.criterion.withheld import withheld_tasks, withhold
 from benchmarks.harness.atomic import write_atomic
 from benchmarks.harness.stats import clustered_rate, percentile
 from benchmarks.names import DRAWN
@@ -219,7 +221,7 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
                              (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds))
         rows.append(row)
         pairs.append(pair)
-    df = pd.DataFrame(rows, columns=COLUMNS)
+    df = withhold(pd.DataFrame(rows, columns=COLUMNS), withheld_tasks(out_dir))  # a task file on sim: no verdict
     df["agrees"] = df["agrees"].astype("boolean")
     return df, pd.concat([p for p in pairs if not p.empty] or [pd.DataFrame()], ignore_index=True)
 
