@@ -82,6 +82,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="seconds a scorer's own code may take per trial (default: 60); past it the trial is "
                    "recorded as ScorerError:Timeout")
     add_verdict_options(p)  # how the verdicts printed at the end are reached
+    add_end_options(p)
+    add_until_decided(p)
+    return p
+
+
+def add_end_options(p: argparse.ArgumentParser) -> None:
+    """The drawn phase, the prices and the JSON summary."""
     p.add_argument("--no-drawn", action="store_true",
                    help="skip the drawn phase, which runs after the sweep: the graph drawn from the agent's walks on "
                    "10 instances, run as a workflow on each task's other instances into OUT/drawn/ (the comparator "
@@ -89,8 +96,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     add_prices_option(p)
     p.add_argument("--json", action="store_true",
                    help="print the summary, the verdicts and the totals as one JSON document (docs/json.md)")
-    add_until_decided(p)
-    return p
 
 
 def run(args: argparse.Namespace) -> int:

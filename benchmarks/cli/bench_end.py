@@ -13,8 +13,7 @@ from benchmarks.cli.json_out import JsonDone, emit, records, schema
 def criterion_of(outcome: Any, options: dict[str, Any]) -> tuple[Any, str | None]:
     """(the criterion table or None, why it is missing); a folder with nothing to do is read, never written."""
     try:  # a failure here must never cost the bench's results, already written
-        from benchmarks.cli.verdict_options import criterion_file
-        from benchmarks.criterion.table import criterion_table, write_criterion
+        from benchmarks.criterion.table import criterion_file, criterion_table, write_criterion
 
         if outcome.nothing_to_do:
             return criterion_table(outcome.out, **options), None

@@ -47,10 +47,9 @@ def load_or_fail(folder: Path, **options: Any) -> tuple[pd.DataFrame, pd.DataFra
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarks.cli.verdict_options import criterion_file
     from benchmarks.criterion.read import folder_caveat
     from benchmarks.criterion.render import format_verdicts, table
-    from benchmarks.criterion.table import NAME, PAIRS, write_criterion
+    from benchmarks.criterion.table import NAME, PAIRS, criterion_file, write_criterion
 
     df, pairs = load_or_fail(args.dir, **verdict_options(args))
     name = criterion_file(args.comparator)

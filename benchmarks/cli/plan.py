@@ -73,18 +73,23 @@ def run(args: argparse.Namespace) -> int:
     write_atomic(args.dir / "plan.csv", lambda f: frame.to_csv(f, index=False, lineterminator="\n",
                                                                float_format="%.6g"))
     if args.json:
-        from benchmarks.cli.json_out import emit, records, schema
-
-        emit({"schema": schema("plan"), "dir": str(args.dir), "power": args.power, "effect": args.effect,
-              "max_instances": args.max_instances, "written": str(args.dir / "plan.csv"), "withheld": withheld,
-              "tasks": [{"task": p.task, "instances_needed": p.needed, "instances_available": p.available,
-                         "pilot_instances": p.instances, "decidable_margin": p.decidable_margin} for p in plans],
-              "rows": records(frame)})
-        return 0
+        return plan_json(args, plans, frame, withheld)
     for plan in plans:
         print("\n".join(plan_lines(plan, args.power, args.max_instances)))
         if plan.task in withheld:
             print("  → on the simulator this task file's verdict is withheld at any size (no ground truth): these "
                   "sizes are for a run on a real model or a cassette, whose spread may differ")
     print(f"\nwritten to {args.dir / 'plan.csv'}")
+    return 0
+
+
+def plan_json(args: argparse.Namespace, plans: list[Any], frame: Any, withheld: list[str]) -> int:
+    """`--json`: per task the instances a decision needs and the dataset's size, and plan.csv's rows (docs/json.md)."""
+    from benchmarks.cli.json_out import emit, records, schema
+
+    emit({"schema": schema("plan"), "dir": str(args.dir), "power": args.power, "effect": args.effect,
+          "max_instances": args.max_instances, "written": str(args.dir / "plan.csv"), "withheld": withheld,
+          "tasks": [{"task": p.task, "instances_needed": p.needed, "instances_available": p.available,
+                     "pilot_instances": p.instances, "decidable_margin": p.decidable_margin} for p in plans],
+          "rows": records(frame)})
     return 0

@@ -111,16 +111,21 @@ def run(args: argparse.Namespace) -> int:
 
         verdict_map(outcome.table, outcome.out)
     if args.json:
-        from benchmarks.cli.json_out import emit, records, schema
-        from benchmarks.criterion.render import flips_of
-
-        flips = [] if outcome.grid or outcome.table.empty else [
-            {"from_value": a, "to_value": b, "from_verdict": x, "to_verdict": y}
-            for a, b, x, y in flips_of(outcome.table)]
-        emit({"schema": schema("sweep"), "family": args.family, "out": str(outcome.out), "grid": bool(outcome.grid),
-              "axes": [{"name": a.name, "values": [str(v) for v in a.values], "model_knob": a.knob} for a in axes],
-              "points": records(outcome.table), "flips": flips})
-        return 0
+        return sweep_json(args, axes, outcome)
     print(flips_text(outcome.table, grid=outcome.grid))
     print(f"\nsweep.csv, verdict_map.png, criterion.csv and the runs written to {outcome.out}/")
+    return 0
+
+
+def sweep_json(args: argparse.Namespace, axes: list[Any], outcome: Any) -> int:
+    """`--json`: every setting's criterion row (sweep.csv) and the flips, as one document (docs/json.md)."""
+    from benchmarks.cli.json_out import emit, records, schema
+    from benchmarks.criterion.render import flips_of
+
+    flips = [] if outcome.grid or outcome.table.empty else [
+        {"from_value": a, "to_value": b, "from_verdict": x, "to_verdict": y}
+        for a, b, x, y in flips_of(outcome.table)]
+    emit({"schema": schema("sweep"), "family": args.family, "out": str(outcome.out), "grid": bool(outcome.grid),
+          "axes": [{"name": a.name, "values": [str(v) for v in a.values], "model_knob": a.knob} for a in axes],
+          "points": records(outcome.table), "flips": flips})
     return 0

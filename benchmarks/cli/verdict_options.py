@@ -63,12 +63,3 @@ def verdict_options(args: argparse.Namespace) -> dict[str, Any]:
     return {"margin": args.margin, "comparator": args.comparator, "cost_margin": args.cost_margin,
             "value_per_success": args.value_per_success}
 
-
-def criterion_file(comparator: str | None) -> str:
-    """Where a criterion table with this comparator is written: `criterion.csv` for the default ('declared'),
-    `criterion_<comparator>.csv` for any other, so that the folder's criterion.csv — what REPORT.md renders
-    and `load_results` reads — always holds the declared comparator's verdicts and never changes under a
-    reader's other question (`wva criterion DIR --comparator drawn`)."""
-    from benchmarks.criterion.table import NAME
-
-    return NAME if comparator in (None, "declared") else f"criterion_{comparator}.csv"

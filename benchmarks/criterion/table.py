@@ -233,6 +233,13 @@ def criterion_table(out_dir: str | Path, threshold: float = THRESHOLD, margin: f
     return criterion_tables(out_dir, threshold, margin, comparator, cost_margin, value_per_success, levels)[0]
 
 
+def criterion_file(comparator: str | None) -> str:
+    """Where a table with this comparator is written: `criterion.csv` for the default ('declared'), else
+    `criterion_<comparator>.csv`, so that criterion.csv — what REPORT.md renders and `load_results` reads —
+    holds the declared comparator's verdicts and never changes under another question (`--comparator drawn`)."""
+    return NAME if comparator in (None, "declared") else f"criterion_{comparator}.csv"
+
+
 def write_criterion(out_dir: str | Path, df: pd.DataFrame | None = None, name: str = NAME,
                     pairs: pd.DataFrame | None = None, **options: Any) -> pd.DataFrame:
     """Compute (unless given) and write criterion.csv and criterion_pairs.csv atomically; returns the table.
