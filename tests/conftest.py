@@ -35,6 +35,10 @@ SLOW_MODULES = frozenset({
     "test_cli_verdict_flags", "test_resume_rules", "test_folder_lock", "test_torn_files", "test_sweep_axes",
     "test_new_pattern", "test_planning", "test_criterion_io", "test_report", "test_otel", "test_preflight",
     "test_scorer_failures", "test_loop_properties", "test_graph_command", "test_map_labels",
+    # the simulator's laws and the families' success laws: thousands of simulated trials each
+    "test_sim_physics", "test_repair", "test_multihop", "test_fanout_laws", "test_sequential", "test_contract",
+    "test_openai_quirks", "test_cost_interval", "test_design_bounds", "test_caching", "test_fast_paths",
+    "test_dataset_runs", "test_pipeline", "test_support",
 })
 
 

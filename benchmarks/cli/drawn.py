@@ -28,7 +28,7 @@ def drawn_step(args: argparse.Namespace, config: Any, outcome: Any, warn: Callab
         progress["bar"] = Progress(total, done=done, quiet=args.quiet)
 
     def on_trial(row: dict[str, Any]) -> None:
-        progress["bar"].update(row["terminal"] == "error")
+        progress["bar"].trial(row)
 
     try:
         drawn, lines = run_drawn(outcome.out, run, config, on_start=start, on_trial=on_trial, on_warning=warn)

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         outcome = asyncio.run(run_sweep(args.family, axes, config, on_start=start,
-                                        on_trial=lambda row: bar["p"].update(row["terminal"] == "error"),
+                                        on_trial=lambda row: bar["p"].trial(row),
                                         verdict=verdict_options(args)))
     except SweepRefused as exc:  # a folder's rules or a refused pre-flight request (benchmarks.harness.resume)
         raise UsageError(str(exc)) from None

@@ -19,6 +19,7 @@ from benchmarks.criterion.verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 from benchmarks.harness.atomic import write_text_atomic
 from benchmarks.names import DRAWN
 from benchmarks.report.cache_costs import cache_section
+from benchmarks.report.run_facts import errors_section, totals_section
 from patterns.specs import provider_of
 
 NAME = "REPORT.md"
@@ -31,7 +32,9 @@ CAPTIONS = {
               "agent's spread shows how unpredictable the task is."),
     "context": ("The agent's growing context", "Prompt tokens (input + cache) of each model call against its "
                 "position in the run: the agent re-sends its whole history, a workflow's steps start fresh."),
-    "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade."),
+    "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade. An "
+                  "\"error\" is a pattern stopping by its own rules (a failed gate, a malformed plan) or the "
+                  "infrastructure failing: the Errors section counts which."),
     "map": ("The criterion map", "Drawability (x, 95% CI: the share of unseen instances' agent walks that a graph "
             "drawn from ten others covers) against the agent's success advantage over the comparator workflow (y, "
             "the 97.5% CI the verdict reads); point area = cost ratio. Shaded: where the chapter's rule expects a "
@@ -244,6 +247,8 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     parts += looks_section(manifest)  # a sweep run with --until-decided: where each task stopped
     if sweep is not None:
         parts.append(sweep_section(sweep))
+    parts += errors_section(runs)  # why trials ended in error: as designed, or infrastructure
+    parts += totals_section(out, manifest.get("model"))  # the run's total cost and tokens
     parts.append(cache_section(runs, manifest))  # cost with and without prompt caching
     parts += ["## Charts", ""]
     for key, path in charts.items():
