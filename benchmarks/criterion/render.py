@@ -173,7 +173,8 @@ def format_verdicts(df: pd.DataFrame) -> str:
 
 COLUMNS = (("task", "task"), ("drawability", "drawability [95% CI]"), ("comparator", "comparator"),
            ("agent", "agent"), ("workflow", "workflow"), ("diff", "agent − workflow [CI the rule read]"),
-           ("cost", "cost ratio [95% CI]"), ("latency", "latency ×"), ("steps", "steps ×"),
+           ("cost", "cost ratio workflow ÷ agent [95% CI]"), ("latency", "latency workflow ÷ agent"),
+           ("steps", "steps workflow ÷ agent"),
            ("verdict", "verdict"), ("prediction", "chapter predicts"), ("agrees", "agrees"))
 
 

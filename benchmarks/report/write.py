@@ -28,8 +28,9 @@ CAPTIONS = {
              "interval (clustered by instance), one panel per task; ringed points joined by the dashed line "
              "are the Pareto front."),
     "latency": ("Latency against success", "The same against the median latency per trial (seconds)."),
-    "steps": ("Steps per trial", "Model calls per trial, by pattern: a fixed workflow's count is a constant; the "
-              "agent's spread shows how unpredictable the task is."),
+    "steps": ("Steps per trial", "Model calls per trial, by pattern. A workflow's count varies only where its graph "
+              "has a bounded loop, a retry or a fan-out sized by the input (a declared chain that checks and redoes "
+              "varies too); the agent's spread shows how unpredictable the task is."),
     "context": ("The agent's growing context", "Prompt tokens (input + cache) of each model call against its "
                 "position in the run: the agent re-sends its whole history, a workflow's steps start fresh."),
     "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade. An "

@@ -74,16 +74,26 @@ def pattern_legend(fig: Any, patterns: Iterable[str], *, lines: bool = False) ->
 
 
 CAVEAT: ContextVar[str | None] = ContextVar("caveat", default=None)  # set by `draw_all` for the whole report
+SIMULATED: ContextVar[bool] = ContextVar("simulated", default=False)  # the run's model is `sim`: every chart says so
+SIM_NOTE = "Simulated model (sim): these figures measure the mechanics, not the quality of any real model."
+
+
+def footnote(fig: Any) -> None:
+    """Along the bottom edge: the caveat set for the report (the simulator on a user's dataset), in red, or for
+    any other run on the simulated model, that it was made on the simulator (`draw_all` sets both)."""
+    if CAVEAT.get():
+        fig.text(0.01, 0.005, "Simulator on a user's own dataset: these success figures measure nothing about "
+                 "quality (use a real model or a recorded cassette).", fontsize=8, color="#b2182b", ha="left",
+                 va="bottom")
+    elif SIMULATED.get():
+        fig.text(0.99, 0.005, SIM_NOTE, fontsize=7, color="#555555", ha="right", va="bottom")
 
 
 def finish(fig: Any, title: str, path: Path, *, legend_in: float = 0.75) -> Path:
     """Title, `legend_in` inches below the panels for the legend, save as PNG, close the figure. A caveat set
     for the report (the simulator on a user's dataset) is printed along the bottom edge, in red."""
     fig.suptitle(title, fontsize=12, fontweight="bold")
-    if CAVEAT.get():
-        fig.text(0.01, 0.005, "Simulator on a user's own dataset: these success figures measure nothing about "
-                 "quality (use a real model or a recorded cassette).", fontsize=8, color="#b2182b", ha="left",
-                 va="bottom")
+    footnote(fig)
     height = fig.get_size_inches()[1]
     top = 1 - (0.45 + 0.2 * title.count("\n")) / height
     fig.tight_layout(rect=(0, legend_in / height, 1, top))
