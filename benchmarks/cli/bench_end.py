@@ -111,8 +111,8 @@ def code_error_status(outcome: Any) -> int:
     if not failed:
         return 0
     print(f"wva: error: {failed} of {len(runs)} trials failed in the task's own code (scorer, design or environment: "
-          "ScorerError/CodeError in runs.csv's error_kinds, the file and line in detail); fix it and run again",
-          file=sys.stderr)
+          "ScorerError/CodeError/DesignError in runs.csv's error_kinds, the file and line in detail; a DesignError "
+          "trial is left out of the verdict); fix it and run again", file=sys.stderr)
     return 1
 
 

@@ -43,7 +43,9 @@ def withheld_tasks(out_dir: str | Path) -> list[str]:
 
 def withhold(df: pd.DataFrame, tasks: list[str]) -> pd.DataFrame:
     """`df` with every row of `tasks` given no verdict (module docstring); other rows unchanged."""
-    rows = df["task"].astype(str).isin(tasks) & df["verdict"].isin(("workflow", "agent", "either", "inconclusive"))
+    compared = df["comparator"].fillna("").astype(str) != "" if "comparator" in df else True
+    rows = df["task"].astype(str).isin(tasks) & df["verdict"].isin(("workflow", "agent", "either", "inconclusive")) \
+        & compared  # a row with nothing compared keeps its own reason (no agent runs, no workflow runs)
     if not rows.any():
         return df
     out = df.copy()

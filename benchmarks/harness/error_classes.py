@@ -7,8 +7,9 @@
   context past the loop's recovery (`MaxTokens`, `ContextOverflow`). It is that design's failure on the
   task, counted against its success like a wrong answer.
 - **infrastructure**: everything else — the API or the network (a status error, a timeout, a refused or
-  dropped connection, after the retries), or the task's own code raising (`CodeError`, `ScorerError`:
-  `benchmarks.harness.code_errors`). It says nothing about the design; fix it and rerun.
+  dropped connection, after the retries), or a bug in the task's own code or design (`CodeError`,
+  `ScorerError`, `DesignError`: a fixed tool step naming a missing tool or passing an unfilled
+  placeholder; `benchmarks.harness.code_errors`). It is not the pattern losing on the task; fix it and rerun.
 
 The class is read off the last entry of a row's `error_kinds` (the error that ended the run).
 """
@@ -23,7 +24,8 @@ AS_DESIGNED, INFRASTRUCTURE = "as designed", "infrastructure"
 MEANING = {
     AS_DESIGNED: "a pattern stopped by its own rules (a failed gate, a plan still malformed after its repair, a "
                  "label no route takes, a failed fixed tool step): that design's failure, counted in its success",
-    INFRASTRUCTURE: "the API, the network, a timeout or the task's own code: nothing about the design; fix and rerun",
+    INFRASTRUCTURE: "the API, the network, a timeout, or a bug in the task's own code or design (a tool step naming "
+                    "a missing tool, an unfilled placeholder): not the pattern losing on the task; fix and rerun",
 }
 
 

@@ -20,6 +20,7 @@ SMALL = ["--trials", "1", "--quiet", "--workers", "1", "--no-drawn"]
 
 def test_withhold_replaces_only_the_named_tasks_verdicts_and_keeps_their_figures() -> None:
     df = pd.DataFrame({"task": ["mine", "pipeline", "broken"], "verdict": ["agent", "workflow", "no data"],
+                       "comparator": ["chain", "chain", ""],
                        "reason": ["r"] * 3, "note": ["n"] * 3, "agrees": pd.array([False, True, None], "boolean"),
                        "success_diff": [0.44, 0.0, None]})
     out = withhold(df, ["mine", "broken"])
