@@ -21,7 +21,7 @@ from benchmarks.criterion.render import table
 from benchmarks.criterion.table import COLUMNS
 from benchmarks.harness.error_classes import AS_DESIGNED, INFRASTRUCTURE, error_class
 from benchmarks.harness.totals import run_totals, totals_line
-from benchmarks.report.charts.style import SIM_NOTE, SIMULATED, footnote
+from benchmarks.report.charts.style import SIM_NOTE, SIMULATED, finish, footnote
 from benchmarks.report.run_facts import errors_section
 
 ROWS = [  # (terminal, error_kinds)
@@ -78,16 +78,19 @@ def test_the_ratio_headers_say_which_way_they_run() -> None:
     assert "steps workflow ÷ agent" in header
 
 
-def test_a_chart_of_a_sim_run_says_so() -> None:
+def test_a_chart_of_a_sim_run_says_so(tmp_path: Path) -> None:
     for simulated in (True, False):
-        fig = plt.figure()
         token = SIMULATED.set(simulated)
         try:
-            footnote(fig)
+            drawn = plt.figure()  # a graph's picture: the note along the bottom edge
+            footnote(drawn)
+            charted = plt.figure()  # a chart with a legend along the bottom: the note under the title
+            finish(charted, "a title", tmp_path / "c.png")  # closed, its texts kept
         finally:
             SIMULATED.reset(token)
-        assert (SIM_NOTE in [t.get_text() for t in fig.texts]) is simulated
-        plt.close(fig)
+        assert (SIM_NOTE in [t.get_text() for t in drawn.texts]) is simulated
+        assert (SIM_NOTE in [t.get_text() for t in charted.texts]) is simulated
+        plt.close(drawn)
 
 
 def test_until_decided_says_its_cap_when_none_is_given() -> None:

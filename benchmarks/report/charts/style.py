@@ -89,13 +89,26 @@ def footnote(fig: Any) -> None:
         fig.text(0.99, 0.005, SIM_NOTE, fontsize=7, color="#555555", ha="right", va="bottom")
 
 
+def sim_subtitle(fig: Any, title: str) -> float:
+    """For a chart with a legend along its bottom: the sim note under the title instead (it would cross the
+    legend there); returns the inches it takes."""
+    if CAVEAT.get() or not SIMULATED.get():
+        return 0.0
+    height = fig.get_size_inches()[1]
+    fig.text(0.5, 1 - (0.42 + 0.2 * title.count("\n")) / height, SIM_NOTE, fontsize=8, color="#555555",
+             ha="center", va="top")
+    return 0.2
+
+
 def finish(fig: Any, title: str, path: Path, *, legend_in: float = 0.75) -> Path:
     """Title, `legend_in` inches below the panels for the legend, save as PNG, close the figure. A caveat set
     for the report (the simulator on a user's dataset) is printed along the bottom edge, in red."""
     fig.suptitle(title, fontsize=12, fontweight="bold")
-    footnote(fig)
+    if CAVEAT.get():
+        footnote(fig)
+    below_title = sim_subtitle(fig, title)
     height = fig.get_size_inches()[1]
-    top = 1 - (0.45 + 0.2 * title.count("\n")) / height
+    top = 1 - (0.45 + 0.2 * title.count("\n") + below_title) / height
     fig.tight_layout(rect=(0, legend_in / height, 1, top))
     fig.savefig(path, dpi=120)
     plt.close(fig)
