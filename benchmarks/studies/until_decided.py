@@ -45,6 +45,7 @@ from benchmarks.harness.errors import SweepRefused
 from benchmarks.harness.manifest import SETTINGS, read_manifest
 from benchmarks.harness.outputs import RUNS, write_manifest
 from benchmarks.harness.plan import Plan
+from benchmarks.tasks.dataset import sim_warning
 
 # what the looks depend on, beside the harness's settings: compared on resume, named by its flag
 FLAGS = {"batch": "--batch", "max_instances": "--max-instances", "spending": "--spending", "margin": "--margin",
@@ -93,6 +94,9 @@ def tasks_of(config: BenchConfig, d: Design, options: Options) -> tuple[Tasks, l
     plan = Plan(replace(config, instances=d.max_instances, instances_by_task=()))
     designs, warnings = {}, []
     for t in plan.tasks:
+        if sim_warning(config.model, [t.family]):  # benchmarks.criterion.withheld: no look could ever decide it
+            raise SweepRefused(f"--until-decided: {t.label} is a task file on the simulator, whose verdict is withheld "
+                               "(no ground truth): use a real model, or a cassette (examples/oracle.py records one)")
         if "agent" not in t.patterns or len(t.patterns) < 2:
             raise SweepRefused(f"--until-decided: {t.label} offers {','.join(t.patterns)} of --patterns, and its looks "
                                "compare the agent with a workflow")

@@ -56,3 +56,12 @@ def test_the_oracle_records_any_task_file_and_its_replay_is_judged(tmp_path: Pat
                  "--model", f"replay:{cassette}", "--out", str(out), *SMALL]) == 0
     row = pd.read_csv(out / "criterion.csv").iloc[0]
     assert row["verdict"] != WITHHELD and row["workflow_success"] == row["agent_success"] == 1.0
+
+
+def test_until_decided_refuses_a_task_file_on_sim_before_anything_runs(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "u"
+    argv = ["bench", "--tasks", str(EXAMPLES / "tickets" / "tickets.toml"), "--patterns", "route,agent",
+            "--until-decided", "--batch", "5", "--max-instances", "10", "--out", str(out), "--quiet"]
+    assert main(argv) == 2
+    assert "whose verdict is withheld" in capsys.readouterr().err and not (out / "runs.csv").exists()
