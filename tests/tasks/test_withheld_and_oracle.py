@@ -58,10 +58,13 @@ def test_the_oracle_records_any_task_file_and_its_replay_is_judged(tmp_path: Pat
     assert row["verdict"] != WITHHELD and row["workflow_success"] == row["agent_success"] == 1.0
 
 
-def test_until_decided_refuses_a_task_file_on_sim_before_anything_runs(tmp_path: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_until_decided_stops_a_task_file_on_sim_at_its_first_look(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "u"
     argv = ["bench", "--tasks", str(EXAMPLES / "tickets" / "tickets.toml"), "--patterns", "route,agent",
-            "--until-decided", "--batch", "5", "--max-instances", "10", "--out", str(out), "--quiet"]
-    assert main(argv) == 2
-    assert "whose verdict is withheld" in capsys.readouterr().err and not (out / "runs.csv").exists()
+            "--until-decided", "--batch", "5", "--max-instances", "15", "--out", str(out), *SMALL]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "whose verdict is withheld" in captured.err and "it stops at its first look" in captured.err
+    assert pd.read_csv(out / "runs.csv")["instance"].nunique() == 5  # one batch, not three
+    assert pd.read_csv(out / "criterion.csv")["verdict"].tolist() == [WITHHELD]
