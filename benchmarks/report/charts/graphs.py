@@ -71,7 +71,10 @@ def draw_walked(graph: nx.DiGraph, pos: dict[str, tuple[float, float]], ax: Any,
         # u→v and v→u bend to opposite sides, so a back-and-forth reads as two arrows; a long edge bends
         # less, so that its arc stays as shallow as a short one's and inside the panel
         span = max(1.0, abs(pos[v][0] - pos[u][0]))
-        style = f"arc3,rad={0.25 / span:.3f}"
+        # between tools of one column (a detour from one lookup to another) a shallow arc runs behind the boxes
+        # and its count lands on them: bend it out to the side, where the label can be read
+        same_column = abs(pos[v][0] - pos[u][0]) < 0.5
+        style = "arc3,rad=0.9" if same_column else f"arc3,rad={0.25 / span:.3f}"
         nx.draw_networkx_edges(graph, pos, ax=ax, edgelist=[(u, v)], node_size=2600, node_shape="s",
                                width=0.8 + 7.0 * d["count"] / top, edge_color="#555555", arrowsize=14,
                                connectionstyle=style)
