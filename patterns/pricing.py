@@ -5,21 +5,31 @@ a snapshot date (`claude-sonnet-4-5-20250929`, `claude-sonnet-4-5@20250929`, Ope
 `gpt-4o-2024-08-06`) or `-latest`.
 The rest must be that narrow so that a newer model we have no price for
 (`claude-opus-4-9`) is unpriced (`None`), rather than silently billed as `claude-opus-4`.
+
+A file of the same shape (`{"models": {id: {input, output, cache_write, cache_read}}, "aliases": {...}}`)
+named by the environment variable `WVA_PRICES` (what `wva ... --prices FILE` sets, `use_prices`) adds to
+the table or replaces its entries, for any provider's model ids alike (a local `openai:` model too). An
+entry of zeros prices a model at $0 explicitly, which is not the same as unknown (`None`). The variable,
+not a module global, carries it so that the sweep's worker processes, started after it is set, see it too.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from .usage import Usage
 
 _SUFFIX = re.compile(r"(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-latest)?")
 _PER_TOKEN = 1e-6  # the table is per million tokens
+PRICES_ENV = "WVA_PRICES"  # a prices file whose entries add to or replace the built-in ones
+_FIELDS = ("input", "output", "cache_write", "cache_read")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,16 +59,67 @@ class _Table:
     aliases: dict[str, str]
 
 
+def _entries(raw: Any, where: str) -> tuple[dict[str, Price], dict[str, str]]:
+    """(prices, aliases) of a prices document, each entry checked (a ValueError naming `where` otherwise)."""
+    models = raw.get("models") if isinstance(raw, dict) else None
+    aliases = raw.get("aliases", {}) if isinstance(raw, dict) else None
+    if not isinstance(models, dict) or not isinstance(aliases, dict):
+        raise ValueError(f"{where}: expected a JSON object with \"models\": {{model id: {{{', '.join(_FIELDS)}}}}}"
+                         " (and optional \"aliases\"), the shape of patterns/prices.json")
+    prices = {}
+    for model, entry in models.items():
+        values = [entry.get(f) if isinstance(entry, dict) else None for f in _FIELDS]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf")
+                   for v in values):
+            raise ValueError(f"{where}: model {model!r} needs {', '.join(_FIELDS)}, each a number >= 0 "
+                             "(USD per million tokens; 0 prices it at $0)")
+        prices[str(model).strip().lower()] = Price(str(model).strip().lower(), *(float(v) for v in values))
+    return prices, {str(k).strip().lower(): str(v).strip().lower() for k, v in aliases.items()}
+
+
+def read_prices_file(path: str | Path) -> tuple[dict[str, Price], dict[str, str]]:
+    """(prices, aliases) of a user's prices file; a missing or malformed one is a one-line ValueError."""
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"--prices {path}: cannot read it: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"--prices {path}: not JSON: {' '.join(str(exc).split())}") from None
+    return _entries(raw, f"--prices {path}")
+
+
 @cache
-def _table() -> _Table:
+def _table(extra: str | None = None) -> _Table:
     raw: dict[str, Any] = json.loads(resources.files(__package__).joinpath("prices.json").read_text("utf-8"))
-    fields = ("input", "output", "cache_write", "cache_read")
-    prices = {model: Price(model, *(float(p[f]) for f in fields)) for model, p in raw["models"].items()}
-    aliases = dict(raw.get("aliases", {}))
+    prices, aliases = _entries(raw, "prices.json")
+    if extra:  # the user's entries win over the built-in ones
+        more, more_aliases = read_prices_file(extra)
+        prices, aliases = {**prices, **more}, {**{k: v for k, v in aliases.items() if k not in more}, **more_aliases}
     unknown = sorted(target for target in aliases.values() if target not in prices)
     if unknown:
-        raise ValueError(f"prices.json: aliases point to unknown models: {', '.join(unknown)}")
+        raise ValueError(f"{extra or 'prices.json'}: aliases point to unknown models: {', '.join(unknown)}")
     return _Table(str(raw["read_on"]), str(raw["source"]), prices, aliases)
+
+
+def _current() -> _Table:
+    return _table(os.environ.get(PRICES_ENV) or None)
+
+
+def use_prices(path: str | Path) -> list[str]:
+    """Price with the entries of `path` on top of the built-in table, in this process and in the processes it
+    starts from now on; returns the model ids the file prices. A bad file is a ValueError, nothing changed."""
+    resolved = str(Path(path).resolve())
+    _table(resolved)  # checked before it is in force
+    os.environ[PRICES_ENV] = resolved
+    return sorted(read_prices_file(resolved)[0])
+
+
+def added_prices() -> dict[str, dict[str, float]] | None:
+    """The entries the prices file in force adds or replaces (what a results folder's manifest records), or None."""
+    extra = os.environ.get(PRICES_ENV)
+    if not extra:
+        return None
+    return {m: {f: getattr(p, f) for f in _FIELDS} for m, p in sorted(read_prices_file(extra)[0].items())}
 
 
 PRICES_READ_ON: str = _table().read_on
@@ -66,15 +127,20 @@ PRICES_SOURCE: str = _table().source
 
 
 def known_models() -> list[str]:
-    return sorted(_table().prices)
+    return sorted(_current().prices)
 
 
-@lru_cache(maxsize=1024)  # the hot path: every model call prices its usage; the table never changes
 def price_for(model_id: str | None) -> Price | None:
     """The price of `model_id` (a base id, a dated snapshot id or an alias), or None if unknown."""
+    return _price_for(model_id, os.environ.get(PRICES_ENV) or None)
+
+
+@lru_cache(maxsize=1024)  # the hot path: every model call prices its usage
+def _price_for(model_id: str | None, extra: str | None) -> Price | None:
+    """`price_for` under the table with `extra`'s entries (keyed by it, so a new file is never served stale)."""
     if not model_id:
         return None
-    table = _table()
+    table = _table(extra)
     wanted = model_id.strip().lower()
     names = [*table.prices, *table.aliases]
     for name in sorted(names, key=len, reverse=True):

@@ -86,6 +86,7 @@ def test_sim_server_on_port_0_serves_one_sdk_call_then_stops_on_ctrl_c() -> None
         assert match, first
         url, port = match.group(1), int(match.group(2))
         assert port > 0 and f"export ANTHROPIC_BASE_URL={url}" in first
+        assert f"export OPENAI_BASE_URL={url}/v1)" in first  # the base an OpenAI client needs, named too
 
         denied = call(url, "sk-ant-canary-not-the-key")
         assert isinstance(denied, anthropic.AuthenticationError) and denied.status_code == 401

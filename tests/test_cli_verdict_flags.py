@@ -18,8 +18,9 @@ def test_bench_applies_margin_and_comparator(tmp_path: Path, capsys: pytest.Capt
     out = tmp_path / "b"
     argv = ["bench", "--tasks", "pipeline", "--margin", "0.1", "--comparator", "selected", "--out", str(out), *SMALL]
     assert main(argv) == 0
-    row = pd.read_csv(out / "criterion.csv").iloc[0]
+    row = pd.read_csv(out / "criterion_selected.csv").iloc[0]  # criterion.csv is the declared comparator's alone
     assert row["comparator_mode"].startswith("selected") and row["margin"] == pytest.approx(0.1)
+    assert not (out / "criterion.csv").exists()
     assert "criterion" in capsys.readouterr().out
 
 

@@ -114,6 +114,7 @@ def test_the_chapter_prediction_and_agreement() -> None:
 def test_pareto_front() -> None:
     pts = {"a": (0.9, 1.0), "b": (0.9, 2.0), "c": (1.0, 3.0), "d": (0.5, 0.5), "e": (0.4, 0.6), "f": (1.0, math.nan)}
     assert pareto_front(pts) == ["d", "a", "c"]
+    assert pareto_front({**pts, "never": (0.0, 0.1)}) == ["d", "a", "c"]  # 0% success: cheapest, yet no trade-off
 
 
 def test_drawability_from_recorded_traces(tmp_path: Path) -> None:

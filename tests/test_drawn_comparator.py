@@ -49,7 +49,8 @@ def test_wva_criterion_gives_the_drawn_verdict_and_its_pair_row(folder: Path, ca
     assert main(["criterion", str(folder), "--comparator", "drawn"]) == 0
     out = capsys.readouterr().out
     assert "pipeline: " in out and "drawn " in out and "vs agent" in out
-    row = pd.read_csv(folder / "criterion.csv").iloc[0]
+    row = pd.read_csv(folder / "criterion_drawn.csv").iloc[0]  # its own file: criterion.csv stays the declared one
+    assert pd.read_csv(folder / "criterion.csv").iloc[0]["comparator"] == "chain"
     assert row["comparator"] == "drawn" and row["instances"] == 4 and row["verdict"] in ("workflow", "agent",
                                                                                          "either", "inconclusive")
     pairs = pd.read_csv(folder / PAIRS)

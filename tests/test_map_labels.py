@@ -25,3 +25,20 @@ def test_labels_crowded_at_the_right_edge_stay_inside_the_axes() -> None:
         box = text.get_window_extent()
         assert frame.x0 <= box.x0 and box.x1 <= frame.x1, text.get_text()
     plt.close(fig)
+
+
+def test_crowded_labels_do_not_cover_each_other() -> None:
+    """The default run's repair and pipeline sat a hair apart at the right edge; their labels must not overlap."""
+    fig, ax = plt.subplots(figsize=(10, 7))
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.3, 0.3)
+    pts = [Point(x, y, y - 0.05, y + 0.05, 300.0, x - 0.01, x + 0.01, "o", "#0072B2", "black", name)
+           for x, y, name in [(0.97, 0.0, "repair"), (0.995, 0.0, "pipeline"), (0.98, -0.08, "fanout"),
+                              (0.97, 0.055, "multihop"), (0.96, 0.01, "support")]]
+    place_labels(ax, pts)
+    fig.canvas.draw()
+    boxes = [(t.get_text(), t.get_window_extent()) for t in ax.texts]
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            assert not box_a.overlaps(box_b), (a, b)
+    plt.close(fig)

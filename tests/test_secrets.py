@@ -145,7 +145,9 @@ def test_a_401_through_the_sdk_is_reported_without_the_key(
 ) -> None:
     """The pre-flight request meets the 401: one line naming the variable, exit 2, and never the key."""
     status, stdout, stderr = cli(capsys, "run", "agent", TASK, "--model", SDK_MODEL, "--json")
-    assert status == 2 and "401" in stderr and "ANTHROPIC_API_KEY" in stderr and stdout == ""
+    assert status == 2 and "401" in stderr and "ANTHROPIC_API_KEY" in stderr
+    error = json.loads(stdout)  # with --json the refusal is a JSON document too (docs/json.md)
+    assert error["schema"] == "wva.error/1" and error["status"] == 2 and "401" in error["error"]
     out = tmp_path / "r"
     status, bench_out, bench_err = cli(capsys, "bench", "--tasks", TASK, "--instances", "1", "--trials", "1",
                                        "--patterns", "single,agent", "--model", SDK_MODEL, "--out", str(out),

@@ -22,7 +22,7 @@ def test_bench_passes_the_verdict_options(tmp_path: Path, capsys: pytest.Capture
     argv = ["bench", "--tasks", TOY, "--patterns", "chain,agent", "--instances", "2", "--trials", "1",
             "--out", str(tmp_path), "--quiet", *OPTIONS]
     assert main(argv) == 0
-    assert _options_of(tmp_path / "criterion.csv") == (0.1, "chain", 0.25, 0.5)
+    assert _options_of(tmp_path / "criterion_chain.csv") == (0.1, "chain", 0.25, 0.5)  # a named comparator's file
     assert "criterion (agent vs the comparator workflow, per task):" in capsys.readouterr().out
 
 

@@ -173,9 +173,9 @@ def test_the_cli_takes_every_verdict_option(tmp_path: Path, capsys: pytest.Captu
     argv = ["criterion", str(out), "--margin", "0.1", "--comparator", "route", "--cost-margin", "0.2",
             "--value-per-success", "$0.05"]
     assert main(argv) == 0
-    back = pd.read_csv(out / "criterion.csv").iloc[0]
+    back = pd.read_csv(out / "criterion_route.csv").iloc[0]  # a named comparator's own file: criterion.csv untouched
     assert (back.comparator, back.margin, back.cost_margin, back.value_per_success) == ("route", 0.1, 0.2, 0.05)
-    assert "net value" in back.reason and "criterion_pairs.csv" in capsys.readouterr().out
+    assert "net value" in back.reason and "criterion_route.csv" in capsys.readouterr().out
 
 
 def test_a_declared_comparator_is_judged_on_its_one_at_a_time_intervals() -> None:

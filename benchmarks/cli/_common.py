@@ -94,3 +94,24 @@ def task_list(text: str) -> tuple[str, ...]:
         return tuple(split_task_list(text))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_prices_option(p: argparse.ArgumentParser) -> None:
+    """`--prices FILE`: model prices on top of the built-in table (`patterns.pricing.use_prices`)."""
+    p.add_argument("--prices", default=None, metavar="FILE",
+                   help="a JSON file shaped like patterns/prices.json ({\"models\": {id: {input, output, "
+                   "cache_write, cache_read}}}, USD per million tokens) whose entries add to or replace the built-in "
+                   "prices, for anthropic:, openai: and local models alike; all zeros prices a model at $0, which "
+                   "is not the same as unknown")
+
+
+def apply_prices(args: argparse.Namespace) -> None:
+    """Put `--prices FILE` in force (before any model is built); a bad file is a UsageError."""
+    if getattr(args, "prices", None) is None:
+        return
+    from patterns.pricing import use_prices
+
+    try:
+        use_prices(args.prices)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

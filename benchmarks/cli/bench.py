@@ -11,12 +11,14 @@ from benchmarks.cli._common import (
     PROMPT_CACHE_HELP,
     CommandFailed,
     UsageError,
+    add_prices_option,
+    apply_prices,
     model_spec,
     on_off,
     positive_int,
     task_list,
 )
-from benchmarks.cli.until_decided import add_until_decided, until_decided
+from benchmarks.cli.until_decided import add_until_decided, cap_note, until_decided
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL
 
@@ -80,11 +82,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="seconds a scorer's own code may take per trial (default: 60); past it the trial is "
                    "recorded as ScorerError:Timeout")
     add_verdict_options(p)  # how the verdicts printed at the end are reached
-    p.add_argument("--no-drawn", action="store_true",
-                   help="skip the drawn comparator: the graph drawn from the agent's walks on 10 instances, run on "
-                   "the others into OUT/drawn/ (python -m benchmarks.studies.run_drawn OUT runs it later)")
+    add_end_options(p)
     add_until_decided(p)
     return p
+
+
+def add_end_options(p: argparse.ArgumentParser) -> None:
+    """The drawn phase, the prices and the JSON summary."""
+    p.add_argument("--no-drawn", action="store_true",
+                   help="skip the drawn phase, which runs after the sweep: the graph drawn from the agent's walks on "
+                   "10 instances, run as a workflow on each task's other instances into OUT/drawn/ (the comparator "
+                   "'drawn'; about an eighth more trials). 'python -m benchmarks.studies.run_drawn OUT' runs it later")
+    add_prices_option(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the summary, the verdicts and the totals as one JSON document (docs/json.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,6 +111,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wva: warning: {text}", file=sys.stderr)
 
     looks = until_decided(args)  # None without --until-decided
+    if (note := cap_note(args)) and not args.quiet:
+        print(f"wva: {note}", file=sys.stderr)
+    apply_prices(args)
     config, families, close_tracing = configure(args)
     notes = task_notes(families, args.patterns, args.model)
     for line in notes["warnings"]:
@@ -126,44 +140,18 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if "bar" in progress:
             progress["bar"].close()
+    from benchmarks.cli import bench_end
     from benchmarks.cli.drawn import drawn_step
 
-    drawn_step(args, config, outcome, warn, run_bench)
+    drawn, extra = drawn_step(args, config, outcome, warn, run_bench)
     close_tracing()  # flushes the spans still queued for the exporter
-    report(outcome, notes, verdict_options(args))
     if stopped:
-        print("\n--until-decided: where each task stopped")
-        print("\n".join(f"  {line}" for line in stopped))
-    failed = failed_sweep(outcome)
-    if failed:
-        raise CommandFailed(failed)
-    return code_error_status(outcome)
-
-
-def report(outcome: Any, notes: dict[str, list[str]], options: dict[str, Any]) -> None:
-    """The tables, the verdicts and where the trials are; a folder with nothing to do is read, never written."""
-    from benchmarks.cli._tables import bench_table
-
-    print(bench_table(outcome.summary))
-    for line in notes["not_offered"]:
-        print(line)
-    try:  # the recommendation per task; a failure here must never cost the bench's results, already written
-        from benchmarks.criterion.read import folder_caveat
-        from benchmarks.criterion.render import format_verdicts
-        from benchmarks.criterion.table import criterion_table, write_criterion
-
-        table = criterion_table(outcome.out, **options) if outcome.nothing_to_do else \
-            write_criterion(outcome.out, **options)
-        print("\n" + format_verdicts(table))
-        if caveat := folder_caveat(outcome.out):
-            print(f"NOT A MEASURE OF QUALITY: {caveat}")
-    except Exception as exc:
-        print(f"wva: warning: criterion not computed: {type(exc).__name__}: {exc}", file=__import__("sys").stderr)
-    if outcome.nothing_to_do:
-        print(f"\nnothing to do: {outcome.out}/ already holds all {outcome.trials} trials of this sweep (same "
-              "settings and code); nothing was run or changed (--overwrite to run it again)")
-    else:
-        print(f"\n{outcome.trials} trials ({outcome.ran} run now) written to {outcome.out}/")
+        extra += ["", "--until-decided: where each task stopped", *(f"  {line}" for line in stopped)]
+    if args.json:
+        doc = bench_end.json_report(outcome, notes, verdict_options(args), args.model, extra, drawn)
+        return bench_end.finish(doc, outcome)
+    bench_end.report(outcome, notes, verdict_options(args), args.model, extra)
+    return bench_end.finish(None, outcome)
 
 
 def on_each_trial(progress: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
@@ -174,39 +162,11 @@ def on_each_trial(progress: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     first_code_error = FirstCodeError()
 
     def on_trial(row: dict[str, Any]) -> None:
-        progress["bar"].update(row["terminal"] == "error")
+        progress["bar"].trial(row)
         if line := first_code_error(row):
             progress["bar"].message(f"wva: {line}")
 
     return on_trial
-
-
-def code_error_status(outcome: Any) -> int:
-    """1 (after one line on stderr) when trials failed in the task's own code, else 0."""
-    from benchmarks.harness.code_errors import count
-    from benchmarks.harness.outputs import read_runs
-
-    runs = read_runs(outcome.out, ["error_kinds"])
-    failed = count(runs["error_kinds"])
-    if not failed:
-        return 0
-    print(f"wva: error: {failed} of {len(runs)} trials failed in the task's own code (scorer, design or environment: "
-          "ScorerError/CodeError in runs.csv's error_kinds, the file and line in detail); fix it and run again",
-          file=__import__("sys").stderr)
-    return 1
-
-
-def failed_sweep(outcome: Any) -> str | None:
-    """Why the sweep as a whole failed — every trial ended in an error — or None."""
-    summary = outcome.summary
-    if summary.empty or int(summary["terminal_error"].sum()) < int(summary["n"].sum()):
-        return None
-    from benchmarks.harness.outputs import read_runs
-
-    kinds = read_runs(outcome.out, ["error_kinds"])["error_kinds"].fillna("").astype(str).str.split(";").str[-1]
-    common = kinds.replace("", "an unrecorded error").value_counts()
-    return (f"every trial failed ({outcome.trials} of {outcome.trials}; most often {common.index[0]}, "
-            f"{int(common.iloc[0])} times): the figures above measure nothing; see runs.csv's error_kinds and detail")
 
 
 def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], None]]:

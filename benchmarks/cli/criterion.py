@@ -26,12 +26,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "value per trial, with --value-per-success); the chapter's prediction from drawability alone (workflow at "
         "or above a threshold chosen on synthetic walks), and whether they agree. Prints the table, writes "
         "DIR/criterion.csv and DIR/criterion_pairs.csv (the agent against every workflow, with simultaneous "
-        "intervals).")
+        "intervals); with a --comparator other than 'declared', DIR/criterion_<comparator>.csv instead, so "
+        "criterion.csv (what REPORT.md renders) never changes under another question.")
     p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench'")
     add_verdict_options(p)
     p.add_argument("--replicates", type=_folders, default=None, metavar="DIR1,DIR2,...",
                    help="the same sweep run at other seeds: each verdict's agreement over the seeds is added to "
                    "criterion.csv and the folders' verdicts written to DIR/replicates.csv")
+    p.add_argument("--json", action="store_true",
+                   help="print the table (every column of criterion.csv) and the pairs as one JSON document "
+                   "(docs/json.md)")
     return p
 
 
@@ -55,7 +59,7 @@ def load_or_fail(folder: Path, **options: Any) -> tuple[pd.DataFrame, pd.DataFra
 def run(args: argparse.Namespace) -> int:
     from benchmarks.criterion.read import folder_caveat
     from benchmarks.criterion.render import format_verdicts, table
-    from benchmarks.criterion.table import NAME, PAIRS, write_criterion
+    from benchmarks.criterion.table import NAME, PAIRS, criterion_file, write_criterion
 
     if args.replicates:
         from benchmarks.criterion.replicates import replicate_verdicts, write_replicates
@@ -70,15 +74,23 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
         print(f"replicates: {', '.join(map(str, args.replicates))} → {write_replicates(args.dir, frame)}")
     df, pairs = load_or_fail(args.dir, **verdict_options(args))
-    write_criterion(args.dir, df, pairs=pairs)
+    name = criterion_file(args.comparator)
+    write_criterion(args.dir, df, name=name, pairs=pairs)
+    written = [args.dir / name, *([args.dir / PAIRS] if name == NAME else [])]
+    caveat = folder_caveat(args.dir)
+    if args.json:
+        from benchmarks.cli.json_out import emit, records, schema
+
+        emit({"schema": schema("criterion"), "dir": str(args.dir), "options": verdict_options(args),
+              "caveat": caveat, "written": [str(p) for p in written], "tasks": records(df), "pairs": records(pairs)})
+        return 0
     print(table(df))
     print()
     print(format_verdicts(df))
     print("\nnotes:")
     for r in df.itertuples():
         print(f"  {r.task}: {r.note}")
-    caveat = folder_caveat(args.dir)
     if caveat:
         print(f"\nNOT A MEASURE OF QUALITY: {caveat}")
-    print(f"\nwritten to {args.dir / NAME} and {args.dir / PAIRS}")
+    print(f"\nwritten to {' and '.join(str(p) for p in written)}")
     return 0

@@ -8,7 +8,9 @@ status 1; so is any exception that carries its own `exit_status` (a Ray cluster 
 reached: 2), followed, when it says it is `resumable`, by the command that finishes the sweep.
 A bug (an unexpected exception) is one `wva: internal error: ...` line and status 1;
 `WVA_DEBUG=1` adds the traceback. Ctrl-C (SIGINT) is status 130 and one line, plus, for a sweep
-that kept finished trials, the `--resume` command that finishes it.
+that kept finished trials, the `--resume` command that finishes it. With `--json`, every such error is
+also one JSON document on stdout (`benchmarks.cli.json_out.error_doc`), unless the command printed its
+own already, so a script reading stdout always gets JSON.
 """
 
 from __future__ import annotations
@@ -97,14 +99,24 @@ def _run(argv: Sequence[str] | None) -> int:
     return 0 if status is None else int(status)
 
 
+def _json_fail(argv: list[str], exc: BaseException, message: str, status: int) -> int:
+    """`_fail`, and the error as one JSON document on stdout when --json was asked for (and none was printed)."""
+    if "--json" in argv and not getattr(exc, "json_done", False):
+        from benchmarks.cli.json_out import emit, error_doc
+
+        command = next((a for a in argv if not a.startswith("-")), None)
+        emit(error_doc(command, _one_line(exc) or message, status))
+    return _fail(message, status)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(argv)
     except UsageError as exc:
-        return _fail(f"error: {_one_line(exc)}", 2)
+        return _json_fail(argv, exc, f"error: {_one_line(exc)}", 2)
     except CommandFailed as exc:
-        return _fail(f"error: {_one_line(exc)}", 1)
+        return _json_fail(argv, exc, f"error: {_one_line(exc)}", 1)
     except SystemExit as exc:  # --help and --version exit 0 through argparse
         return _exit_status(exc)
     except KeyboardInterrupt:
@@ -115,14 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         status = getattr(exc, "exit_status", None)
         if isinstance(status, int) and not isinstance(status, bool):
-            _fail(f"error: {_one_line(exc)}", status)
+            _json_fail(argv, exc, f"error: {_one_line(exc)}", status)
             if getattr(exc, "resumable", False):
                 _say_resume(argv)
             return status
         if os.environ.get("WVA_DEBUG", "") not in ("", "0"):
             traceback.print_exc()
         detail = _one_line(exc)
-        return _fail(f"internal error: {type(exc).__name__}{': ' + detail if detail else ''}", 1)
+        return _json_fail(argv, exc, f"internal error: {type(exc).__name__}{': ' + detail if detail else ''}", 1)
 
 
 def _interrupted(argv: list[str]) -> int:

@@ -48,6 +48,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="the chance of a right, decisive verdict to plan for (default 0.8)")
     p.add_argument("--max-instances", type=positive_int, default=10000, metavar="N",
                    help="the largest run the search considers (default 10000)")
+    p.add_argument("--json", action="store_true", help="print the plan (plan.csv's rows) as one JSON document "
+                   "(docs/json.md)")
     return p
 
 
@@ -64,10 +66,30 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if not plans:
         raise UsageError(f"{args.dir} has no task with both agent and workflow runs to plan from")
-    for plan in plans:
-        print("\n".join(plan_lines(plan, args.power, args.max_instances)))
+    from benchmarks.criterion.withheld import withheld_tasks
+
+    withheld = withheld_tasks(args.dir)  # a task file on sim: no size decides it
     frame = plan_frame(plans)
     write_atomic(args.dir / "plan.csv", lambda f: frame.to_csv(f, index=False, lineterminator="\n",
                                                                float_format="%.6g"))
+    if args.json:
+        return plan_json(args, plans, frame, withheld)
+    for plan in plans:
+        print("\n".join(plan_lines(plan, args.power, args.max_instances)))
+        if plan.task in withheld:
+            print("  → on the simulator this task file's verdict is withheld at any size (no ground truth): these "
+                  "sizes are for a run on a real model or a cassette, whose spread may differ")
     print(f"\nwritten to {args.dir / 'plan.csv'}")
+    return 0
+
+
+def plan_json(args: argparse.Namespace, plans: list[Any], frame: Any, withheld: list[str]) -> int:
+    """`--json`: per task the instances a decision needs and the dataset's size, and plan.csv's rows (docs/json.md)."""
+    from benchmarks.cli.json_out import emit, records, schema
+
+    emit({"schema": schema("plan"), "dir": str(args.dir), "power": args.power, "effect": args.effect,
+          "max_instances": args.max_instances, "written": str(args.dir / "plan.csv"), "withheld": withheld,
+          "tasks": [{"task": p.task, "instances_needed": p.needed, "instances_available": p.available,
+                     "pilot_instances": p.instances, "decidable_margin": p.decidable_margin} for p in plans],
+          "rows": records(frame)})
     return 0

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 
 class Progress:
     def __init__(self, total: int, *, done: int = 0, quiet: bool = False, stream: TextIO | None = None,
                  every_s: float = 5.0) -> None:
         self.total, self.done, self.errors = total, done, 0
+        self.classes: dict[str, int] = {}  # errors by class (benchmarks.harness.error_classes), via `trial`
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
@@ -33,6 +34,15 @@ class Progress:
             self.stream.write(self.line(now) + "\n")
             self.stream.flush()
 
+    def trial(self, row: dict[str, Any]) -> None:
+        """`update` for a finished trial's row, its error counted by class (as designed / infrastructure)."""
+        from benchmarks.harness.error_classes import error_class
+
+        kind = error_class(row)
+        if kind is not None:
+            self.classes[kind] = self.classes.get(kind, 0) + 1
+        self.update(kind is not None)
+
     def message(self, text: str) -> None:
         """One line of news between progress updates (even with `quiet`): on a terminal, over the bar."""
         self.stream.write(("\r\x1b[K" if self.tty and not self.quiet else "") + text + "\n")
@@ -46,8 +56,9 @@ class Progress:
         filled = int(width * self.done / max(self.total, 1))
         bar = "#" * filled + "." * (width - filled)
         eta_text = f"{eta:4.0f}s" if eta != float("inf") else "   ?"
+        split = f" ({', '.join(f'{n} {kind}' for kind, n in sorted(self.classes.items()))})" if self.classes else ""
         return (f"[{bar}] {self.done}/{self.total} trials  {rate:6.1f}/s  ETA {eta_text}  "
-                f"errors {self.errors}")
+                f"errors {self.errors}{split}")
 
     def close(self) -> None:
         if self.quiet:
@@ -56,4 +67,8 @@ class Progress:
             self.stream.write("\n")
         else:
             self.stream.write(self.line(time.monotonic()) + "\n")
+        if self.classes:  # what the two kinds of error mean, once, under the bar that counted them
+            from benchmarks.harness.error_classes import MEANING
+
+            self.stream.write("".join(f"  errors {kind}: {MEANING[kind]}\n" for kind in sorted(self.classes)))
         self.stream.flush()

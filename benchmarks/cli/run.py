@@ -9,6 +9,8 @@ from benchmarks.cli._common import (
     PROMPT_CACHE_HELP,
     CommandFailed,
     UsageError,
+    add_prices_option,
+    apply_prices,
     build_model,
     model_spec,
     nonneg_int,
@@ -33,6 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
     p.add_argument("--instance", type=nonneg_int, default=0, metavar="I", help="instance index (default: 0)")
     p.add_argument("--prompt-cache", type=on_off, default=True, metavar="on|off", help=PROMPT_CACHE_HELP)
+    add_prices_option(p)
     p.add_argument("--json", action="store_true", help="print the Result as one JSON document")
     return p
 
@@ -47,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.tasks.dataset import sim_warning
     from patterns.options import on_off as on_off_text
 
+    apply_prices(args)
     family, instance = _task_and_instance(args)
     if warning := sim_warning(args.model, [family]):
         print(f"wva: warning: {warning}", file=sys.stderr)

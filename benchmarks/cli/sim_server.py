@@ -22,7 +22,7 @@ from benchmarks.cli._common import CommandFailed, UsageError, knob_items, port
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "sim-server",
-        help="serve the simulated model over HTTP (point ANTHROPIC_BASE_URL at it)",
+        help="serve the simulated model over HTTP (point ANTHROPIC_BASE_URL, or OPENAI_BASE_URL=URL/v1, at it)",
         description="Serve SimModel as an HTTP Messages API, so that any Anthropic client can talk to it. "
         "Each request is answered by the policy of the built-in task family whose prompt it is, else by the "
         "generic policy.",
@@ -109,7 +109,9 @@ def run_server_cli(host: str, port: int, knobs: dict[str, Any], *,
     if policies is not None:
         server.policies.extend(policies(notes.append) if callable(policies) else policies)
     server.start()
-    print(f"sim server listening on {server.url}  (export ANTHROPIC_BASE_URL={server.url})", flush=True)
+    # both wire formats' bases: the Anthropic SDK appends /v1/messages itself, OpenAI clients want the /v1 base
+    print(f"sim server listening on {server.url}  (export ANTHROPIC_BASE_URL={server.url}; OpenAI clients: "
+          f"export OPENAI_BASE_URL={server.url}/v1)", flush=True)
     if not server.loopback:
         auth = "a key is required" if knobs.get("require_api_key") else "no key is required (set WVA_SIM_API_KEY)"
         notes.insert(0, f"wva sim-server: warning: listening on {host}, which other machines can reach; {auth}")

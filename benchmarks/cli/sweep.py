@@ -7,7 +7,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli._common import PROMPT_CACHE_HELP, CommandFailed, UsageError, model_spec, on_off, positive_int
+from benchmarks.cli._common import (
+    PROMPT_CACHE_HELP,
+    CommandFailed,
+    UsageError,
+    add_prices_option,
+    apply_prices,
+    model_spec,
+    on_off,
+    positive_int,
+)
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 from benchmarks.names import DEFAULT_MODEL
 
@@ -43,6 +52,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="start again in an --out that holds finished trials")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     add_verdict_options(p)  # how each setting's verdict is reached
+    add_prices_option(p)
+    p.add_argument("--json", action="store_true",
+                   help="print every setting's criterion row (sweep.csv) and the flips as one JSON document "
+                   "(docs/json.md)")
     return p
 
 
@@ -55,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.studies.sweep import Axis, parse_values, points, run_sweep
     from patterns.options import RequestOptions
 
+    apply_prices(args)
     try:
         axes = [Axis(args.param or args.model_knob, tuple(parse_values(args.values)), knob=args.param is None)]
         second = args.by or args.by_model_knob
@@ -83,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         outcome = asyncio.run(run_sweep(args.family, axes, config, on_start=start,
-                                        on_trial=lambda row: bar["p"].update(row["terminal"] == "error"),
+                                        on_trial=lambda row: bar["p"].trial(row),
                                         verdict=verdict_options(args)))
     except SweepRefused as exc:  # a folder's rules or a refused pre-flight request (benchmarks.harness.resume)
         raise UsageError(str(exc)) from None
@@ -96,6 +110,22 @@ def run(args: argparse.Namespace) -> int:
         from benchmarks.report.charts.verdict_map import verdict_map
 
         verdict_map(outcome.table, outcome.out)
+    if args.json:
+        return sweep_json(args, axes, outcome)
     print(flips_text(outcome.table, grid=outcome.grid))
     print(f"\nsweep.csv, verdict_map.png, criterion.csv and the runs written to {outcome.out}/")
+    return 0
+
+
+def sweep_json(args: argparse.Namespace, axes: list[Any], outcome: Any) -> int:
+    """`--json`: every setting's criterion row (sweep.csv) and the flips, as one document (docs/json.md)."""
+    from benchmarks.cli.json_out import emit, records, schema
+    from benchmarks.criterion.render import flips_of
+
+    flips = [] if outcome.grid or outcome.table.empty else [
+        {"from_value": a, "to_value": b, "from_verdict": x, "to_verdict": y}
+        for a, b, x, y in flips_of(outcome.table)]
+    emit({"schema": schema("sweep"), "family": args.family, "out": str(outcome.out), "grid": bool(outcome.grid),
+          "axes": [{"name": a.name, "values": [str(v) for v in a.values], "model_knob": a.knob} for a in axes],
+          "points": records(outcome.table), "flips": flips})
     return 0

@@ -19,7 +19,8 @@ def add_until_decided(p: argparse.ArgumentParser) -> None:
     g.add_argument("--until-decided", action="store_true",
                    help="look at every task's verdict after each batch; a decided task runs no more instances")
     g.add_argument("--max-instances", type=positive_int, default=None, metavar="N",
-                   help="with --until-decided: the most instances a task may run (default: --instances)")
+                   help="with --until-decided: the most instances a task may run (default: --instances, said at the "
+                   "start; 'wva plan' on a pilot says how many a decision needs)")
     g.add_argument("--batch", type=positive_int, default=None, metavar="B",
                    help=f"with --until-decided: the instances added at each look (default: {DEFAULT_BATCH})")
     g.add_argument("--spending", choices=("obf", "pocock"), default=None,
@@ -48,3 +49,14 @@ def until_decided(args: argparse.Namespace) -> Any:
     except ValueError as exc:
         raise UsageError(str(exc).replace("the batch must", "--batch must")) from None
 
+
+
+def cap_note(args: argparse.Namespace) -> str | None:
+    """What `wva bench --until-decided` says before it starts when no --max-instances is given: the cap is
+    --instances (a safe default for a paid model: a run never grows past what was asked for), which may be
+    too few to decide; `wva plan` says how many a decision needs."""
+    if not args.until_decided or args.max_instances is not None:
+        return None
+    return (f"--until-decided: each task runs at most {args.instances} instances (the cap is --instances without "
+            "--max-instances); a task that is still undecided there stops inconclusive. 'wva plan' on a pilot folder "
+            "says how many instances a decision needs: pass that as --max-instances")

@@ -62,3 +62,4 @@ def verdict_options(args: argparse.Namespace) -> dict[str, Any]:
     """The verdict options of parsed arguments, as `criterion_tables`/`write_criterion` take them."""
     return {"margin": args.margin, "comparator": args.comparator, "cost_margin": args.cost_margin,
             "value_per_success": args.value_per_success}
+

@@ -162,6 +162,9 @@ def verdict_line(row: Any) -> str:
     c = cells(row)
     if not c.compared:
         return f"  {c.task}: {c.verdict} ({_get(row, 'note', '')})"
+    if c.verdict == "withheld":  # a task file on sim (benchmarks.criterion.withheld): the figures, never a winner
+        return (f"  {c.task}: WITHHELD — {c.comparator} {c.workflow} vs agent {c.agent} measure the simulator's "
+                f"mechanics only\n    {_get(row, 'reason', '')}")
     line = (f"  {c.task}: {c.verdict.upper()} — {c.comparator} {c.workflow} vs agent {c.agent} (diff {c.diff}), "
             f"cost ×{num(_get(row, 'cost_ratio', math.nan), '.2f')}, latency ×"
             f"{num(_get(row, 'latency_ratio', math.nan), '.2f')}; drawability "
@@ -178,7 +181,8 @@ def format_verdicts(df: pd.DataFrame) -> str:
 
 COLUMNS = (("task", "task"), ("drawability", "drawability [95% CI]"), ("comparator", "comparator"),
            ("agent", "agent"), ("workflow", "workflow"), ("diff", "agent − workflow [CI the rule read]"),
-           ("cost", "cost ratio [95% CI]"), ("latency", "latency ×"), ("steps", "steps ×"),
+           ("cost", "cost ratio workflow ÷ agent [95% CI]"), ("latency", "latency workflow ÷ agent"),
+           ("steps", "steps workflow ÷ agent"),
            ("verdict", "verdict"), ("stability", "stability"), ("familywise", "familywise (Holm)"),
            ("other", "other comparator's reading"), ("prediction", "chapter predicts"), ("agrees", "agrees"))
 

@@ -26,6 +26,7 @@ Per task (the runs' `task` column):
   its extra success (`price_*`, `benchmarks.criterion.tradeoff`); with a value per success, the net value per trial
   (`value_*`) the verdict then reads;
 - **verdict** by the symmetric, monotone rule with a success margin and a cost margin (`benchmarks.criterion.rule`);
+  `withheld` for a task file run on the simulator, which has no ground truth for it (`criterion.withheld`);
   `reason` says what decided it; an inconclusive task's note points to `wva plan`, which sizes a run;
 - **chapter_prediction**: `workflow` if drawability >= `THRESHOLD` (chosen from synthetic walks whose
   answer is known: `benchmarks.criterion.drawability`), else `agent`; `agrees` compares
@@ -65,7 +66,9 @@ from benchmarks.criterion.verdict import (
     check_margin,
     check_value,
 )
+from benchmarks.criterion.withheld import withheld_tasks, withhold
 from benchmarks.harness.atomic import write_atomic
+from benchmarks.harness.code_errors import is_design_error
 from benchmarks.harness.stats import clustered_rate, percentile
 from benchmarks.names import DRAWN
 
@@ -90,6 +93,22 @@ __all__ = ["COLUMNS", "NAME", "PAIRS", "THRESHOLD", "VERDICTS", "agrees", "check
 COLUMNS_READ = ["run_id", "task", "pattern", "instance", "success", "cost_usd", "latency_s", "steps"]
 NO_DATA = "no data"  # not a verdict: the task's trials measured nothing (no model call succeeded)
 NO_CALLS = "no model call succeeded in any trial of this task, so nothing was measured"
+
+
+def columns_read(out_dir: str | Path) -> list[str]:
+    """COLUMNS_READ, and `error_kinds` where runs.csv has it (a folder from before it has not)."""
+    from benchmarks.harness.outputs import RUNS
+
+    header = pd.read_csv(Path(out_dir) / RUNS, nrows=0).columns if (Path(out_dir) / RUNS).exists() else []
+    return COLUMNS_READ + (["error_kinds"] if "error_kinds" in header else [])
+
+
+def without_design_errors(g: pd.DataFrame) -> pd.DataFrame:
+    """A task's trials without those whose design failed mechanically (`DesignError`, harness.code_errors):
+    the design's bug, reported by the bench, never counted as the workflow losing on the task."""
+    if "error_kinds" not in g:
+        return g
+    return g[~g["error_kinds"].map(is_design_error)]
 
 
 def any_model_call_succeeded(g: pd.DataFrame) -> bool:
@@ -210,13 +229,14 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     `levels`: per task, the interval levels to read instead of the fixed design's (a sequential run's at
     the look each task stopped: `Levels(**record["levels"])` from `benchmarks.criterion.sequential`)."""
     options = check_options(Options(margin, comparator, cost_margin, value_per_success))
-    blocks, events, manifest = criterion_inputs(out_dir, COLUMNS_READ)  # a task's rows at a time: flat memory
+    blocks, events, manifest = criterion_inputs(out_dir, columns_read(out_dir))  # a task at a time: flat memory
     specs = families.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     drawn = DrawnRuns(out_dir, seed)
     levels = stopping_levels(manifest) if levels is None else levels  # a sequential folder: each task's last look
     rows, pairs = [], []
     for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
+        g = without_design_errors(g)
         agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
         rounds = rounds_by_run(events.of_runs(agents))
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
@@ -226,6 +246,7 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
         pairs.append(pair)
     replicates = read_replicates(out_dir, manifest.get("code_digest"))  # another code version's: stale, left out
     df = with_agreement(pd.DataFrame(rows, columns=COLUMNS), replicates, seed)
+    df = withhold(df, withheld_tasks(out_dir))  # a task file on sim: no verdict
     df["agrees"] = df["agrees"].astype("boolean")
     return df, pd.concat([p for p in pairs if not p.empty] or [pd.DataFrame()], ignore_index=True)
 
@@ -249,6 +270,13 @@ def criterion_table(out_dir: str | Path, threshold: float = THRESHOLD, margin: f
                     value_per_success: float | None = None, levels: dict[str, Levels] | None = None) -> pd.DataFrame:
     """The criterion for every task in a results folder (FileNotFoundError / ValueError if it has none)."""
     return criterion_tables(out_dir, threshold, margin, comparator, cost_margin, value_per_success, levels)[0]
+
+
+def criterion_file(comparator: str | None) -> str:
+    """Where a table with this comparator is written: `criterion.csv` for the default ('declared'), else
+    `criterion_<comparator>.csv`, so that criterion.csv — what REPORT.md renders and `load_results` reads —
+    holds the declared comparator's verdicts and never changes under another question (`--comparator drawn`)."""
+    return NAME if comparator in (None, "declared") else f"criterion_{comparator}.csv"
 
 
 def write_criterion(out_dir: str | Path, df: pd.DataFrame | None = None, name: str = NAME,

@@ -64,8 +64,9 @@ def price_columns(p: Price | None) -> dict[str, object]:
 
 def pareto_front(points: dict[str, tuple[float, float]]) -> list[str]:
     """Patterns no other beats on both (success, cost): success at least as high AND cost at most as
-    low, one of them strictly. Unknown cost (NaN) never dominates and is never on the front. By cost."""
-    known = {p: (s, c) for p, (s, c) in points.items() if not math.isnan(c)}
+    low, one of them strictly. Unknown cost (NaN) never dominates and is never on the front; nor does a
+    pattern that never succeeded: the cheapest way to fail is no trade-off anyone would choose. By cost."""
+    known = {p: (s, c) for p, (s, c) in points.items() if not math.isnan(c) and s > 0}
     front = [p for p, (s, c) in known.items()
              if not any(s2 >= s and c2 <= c and (s2 > s or c2 < c) for q, (s2, c2) in known.items() if q != p)]
     return sorted(front, key=lambda p: (known[p][1], -known[p][0], p))

@@ -7,7 +7,12 @@ nothing until it is fixed. Such a trial is still a row, marked in `error_kinds`:
 - `ScorerError:<exception type>` — the scorer raised (`ScorerError:Timeout`: it overran its time);
   the run itself is kept (its usage, cost, events and terminal), only its score is missing;
 - `CodeError:<exception type>` — the design, the environment or a pattern's code raised before the
-  run could end; nothing of the run can be kept.
+  run could end; nothing of the run can be kept;
+- `DesignError:<what>` — the design failed mechanically, in its own code paths, not by any model's
+  decision: a fixed tool step (a call code makes, `fixed_*`) named a tool the task does not have
+  (`DesignError:UnknownTool`), or passed an argument still holding a `{placeholder}` that never filled
+  (`DesignError:Placeholder`). The run is kept, but the criterion leaves the trial out of the comparison
+  (`benchmarks.criterion.table`): it is the design's bug, not the workflow losing on the task.
 
 `detail` says where: the file and line of the innermost frame of the user's code in the traceback
 (not the standard library's, an installed package's or this project's, unless nothing else is on it).
@@ -17,6 +22,7 @@ nothing until it is fixed. Such a trial is still a row, marked in `error_kinds`:
 from __future__ import annotations
 
 import os
+import re
 import sysconfig
 import traceback
 from collections.abc import Iterable
@@ -25,7 +31,9 @@ from typing import Any
 
 SCORER_ERROR = "ScorerError"
 CODE_ERROR = "CodeError"
-KINDS = (SCORER_ERROR, CODE_ERROR)
+DESIGN_ERROR = "DesignError"
+KINDS = (SCORER_ERROR, CODE_ERROR, DESIGN_ERROR)
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_]\w*\}")
 
 _PROJECT = tuple(str(Path(__file__).resolve().parents[2] / name) + os.sep for name in ("patterns", "benchmarks"))
 _LIBRARIES = tuple({str(Path(p).resolve()) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")
@@ -64,6 +72,24 @@ def describe(entry: str, exc: BaseException) -> str:
     text = entry + (f" at {where}" if where else "")
     message = " ".join(str(exc).split())
     return f"{text}: {message}" if message else text
+
+
+def design_error(events: Iterable[Any]) -> str | None:
+    """`DesignError:<what>` when a fixed tool step failed mechanically (module docstring), else None. Only calls
+    code makes (`tool_use_id` `fixed_*`) count: a model naming a wrong tool is the model's error."""
+    for e in events:
+        if not str(getattr(e, "tool_use_id", "") or "").startswith("fixed_") or not getattr(e, "is_error", False):
+            continue
+        if getattr(e, "error_type", None) == "UnknownTool":
+            return f"{DESIGN_ERROR}:UnknownTool"
+        if _PLACEHOLDER.search(str(getattr(e, "arguments", "") or "")):
+            return f"{DESIGN_ERROR}:Placeholder"
+    return None
+
+
+def is_design_error(error_kinds: Any) -> bool:
+    """Whether a row's `error_kinds` holds a `DesignError` (the criterion leaves such trials out)."""
+    return isinstance(error_kinds, str) and f"{DESIGN_ERROR}:" in error_kinds
 
 
 def is_code_error(error_kinds: Any) -> bool:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.harness.errors import SweepRefused
-from patterns.pricing import PRICES_READ_ON
+from patterns.pricing import PRICES_READ_ON, added_prices
 from patterns.redact import redact
 
 PACKAGES = ("workflow-vs-agent", "anthropic", "networkx", "pandas", "matplotlib", "numpy")
@@ -92,6 +92,7 @@ def manifest(**fields: Any) -> dict[str, Any]:
         "git": git_state(ROOT),
         "code_digest": code_digest(),
         "price_table_read_on": PRICES_READ_ON,
+        "prices_added": added_prices(),  # --prices FILE's entries (None: the built-in table alone)
     }
     doc = {k: redact(v) if isinstance(v, str) else v for k, v in doc.items()}
     return {**json.loads(json.dumps(doc, default=str)), "fingerprint": fingerprint(doc)}

@@ -160,6 +160,8 @@ def _row(spec: TrialSpec, model: Any, result: Result, score: float | None, wall:
     kinds = [e.error_type or "Error" for e in result.events if e.kind in (Kind.RETRY, Kind.ERROR)]
     recorded = {e.error_type for e in result.events if e.kind is Kind.ERROR}
     kinds += [err.kind for err in result.errors if err.kind not in recorded]  # workflow failures have no event
+    if result.terminal is Terminal.ERROR and (mechanical := code_errors.design_error(result.events)):
+        kinds.append(mechanical)  # the design's own bug, named apart from the pattern failing as designed
     u = result.usage
     return {
         **_base(spec), "success": bool(result.terminal is Terminal.COMPLETED and score is not None and score >= 1.0),

@@ -19,6 +19,7 @@ from benchmarks.criterion.verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 from benchmarks.harness.atomic import write_text_atomic
 from benchmarks.names import DRAWN
 from benchmarks.report.cache_costs import cache_section
+from benchmarks.report.run_facts import errors_section, totals_section
 from patterns.specs import provider_of
 
 NAME = "REPORT.md"
@@ -27,11 +28,14 @@ CAPTIONS = {
              "interval (clustered by instance), one panel per task; ringed points joined by the dashed line "
              "are the Pareto front."),
     "latency": ("Latency against success", "The same against the median latency per trial (seconds)."),
-    "steps": ("Steps per trial", "Model calls per trial, by pattern: a fixed workflow's count is a constant; the "
-              "agent's spread shows how unpredictable the task is."),
+    "steps": ("Steps per trial", "Model calls per trial, by pattern. A workflow's count varies only where its graph "
+              "has a bounded loop, a retry or a fan-out sized by the input (a declared chain that checks and redoes "
+              "varies too); the agent's spread shows how unpredictable the task is."),
     "context": ("The agent's growing context", "Prompt tokens (input + cache) of each model call against its "
                 "position in the run: the agent re-sends its whole history, a workflow's steps start fresh."),
-    "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade."),
+    "terminals": ("How trials ended", "Terminal reason per pattern; a completed run is split by its grade. An "
+                  "\"error\" is a pattern stopping by its own rules (a failed gate, a malformed plan) or the "
+                  "infrastructure failing: the Errors section counts which."),
     "map": ("The criterion map", "Drawability (x, 95% CI: the share of unseen instances' agent walks that a graph "
             "drawn from ten others covers) against the agent's success advantage over the comparator workflow (y, "
             "the 97.5% CI the verdict reads); point area = cost ratio. Shaded: where the chapter's rule expects a "
@@ -39,7 +43,8 @@ CAPTIONS = {
     "learning": ("The learning curve", "Drawability (95% CI) against the number of instances the graph is drawn "
                  "from: how many examples it takes before the agent's graph can be drawn. Dotted: the chapter's "
                  "threshold; dashed: the number of drawing instances the criterion reads."),
-    "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K."),
+    "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K, with its "
+               "95% interval clustered by instance (an instance's unbiased pass^k is the unit)."),
     "verdict_map": ("The verdict map", "The sweep's verdict at each setting of its one or two axes (task parameters "
                     "or SimModel knobs), with agent − workflow success: under which assumptions the agent pays off."),
 }
@@ -247,6 +252,8 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     parts += looks_section(manifest)  # a sweep run with --until-decided: where each task stopped
     if sweep is not None:
         parts.append(sweep_section(sweep))
+    parts += errors_section(runs)  # why trials ended in error: as designed, or infrastructure
+    parts += totals_section(out, manifest.get("model"))  # the run's total cost and tokens
     parts.append(cache_section(runs, manifest))  # cost with and without prompt caching
     parts += ["## Charts", ""]
     for key, path in charts.items():

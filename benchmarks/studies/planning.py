@@ -47,6 +47,7 @@ class TaskPlan:
     alternatives: list[Alternative]
     needed: int | None  # the largest upper-limit size over the alternatives (None: over the largest)
     decidable_margin: float | None  # the smallest margin the pilot's size decides (None: not even 0.45)
+    available: int | None = None  # the most instances the task has (a task file's rows), None: unbounded
 
 
 def spread_factor(n: int, confidence: float = CONFIDENCE) -> float:
@@ -112,7 +113,8 @@ def plan_frame(plans: list[TaskPlan]) -> pd.DataFrame:
         "task": p.task, "comparator": p.comparator, "comparator_mode": p.mode, "pilot_instances": p.instances,
         "spread": p.spread, "spread_upper": p.spread_upper, "truth": a.name, "difference": a.truth,
         "power_at_pilot": a.power_now, "instances_needed": a.needed, "instances_needed_upper": a.needed_upper,
-        "task_instances_needed": p.needed, "decidable_margin": p.decidable_margin} for p in plans
+        "task_instances_needed": p.needed, "decidable_margin": p.decidable_margin,
+        "instances_available": p.available} for p in plans
         for a in p.alternatives])
 
 
@@ -133,9 +135,16 @@ def plan_folder(out_dir: str, options: Options, effect: float | None = None, tar
         if options.comparator not in (None, "declared", "selected") and options.comparator not in flows:
             continue
         family = families.load_family(specs.get(str(task), str(task)))
-        plans.append(plan_task(str(task), g, getattr(family, "natural_workflow", None), options,
-                               2 * options.margin if effect is None else effect, target, largest, seed))
+        plan = plan_task(str(task), g, getattr(family, "natural_workflow", None), options,
+                         2 * options.margin if effect is None else effect, target, largest, seed)
+        plans.append(replace(plan, available=available(family)))
     return plans
+
+
+def available(family: object) -> int | None:
+    """The most instances a task has: a finite dataset's size (`max_instances()`, a task file's rows), else None."""
+    size = getattr(family, "max_instances", None)
+    return int(size()) if callable(size) else None
 
 
 def _size(n: int | None, largest: int) -> str:
@@ -153,6 +162,10 @@ def plan_lines(p: TaskPlan, target: float = 0.8, largest: int = 10000) -> list[s
     if p.needed is not None and p.needed <= p.instances:
         lines.append(f"  → the pilot's {p.instances} instances already decide whichever of these is true")
         return lines
+    if p.available is not None and (p.needed is None or p.needed > p.available):
+        lines.append(f"  → the task has only {p.available} instances (its dataset's rows), fewer than the "
+                     f"{_size(p.needed, largest)} this plan needs: more trials per instance narrow the spread "
+                     "between trials only, so add rows, or accept a wider margin (below)")
     lines.append(f"  → {p.instances} instances cannot decide a {p.alternatives[1].truth:.2f} margin; "
                  f"{_size(p.needed, largest)} instances decide whichever of these is true")
     can = (f"a margin of {p.decidable_margin:.2f}" if p.decidable_margin is not None else "no margin up to 0.45")

@@ -39,12 +39,14 @@ from benchmarks.criterion.read import criterion_inputs
 from benchmarks.criterion.sequential import KEY, Decision, Design, decide_at_look, design, stopped_at
 from benchmarks.criterion.table import COLUMNS_READ, NO_CALLS, NO_DATA, any_model_call_succeeded
 from benchmarks.criterion.verdict import Options
+from benchmarks.criterion.withheld import REASON, WITHHELD
 from benchmarks.harness.bench import BenchConfig, BenchOutcome, run_bench
 from benchmarks.harness.config import settings_of
 from benchmarks.harness.errors import SweepRefused
 from benchmarks.harness.manifest import SETTINGS, read_manifest
 from benchmarks.harness.outputs import RUNS, write_manifest
 from benchmarks.harness.plan import Plan
+from benchmarks.tasks.dataset import sim_warning
 
 # what the looks depend on, beside the harness's settings: compared on resume, named by its flag
 FLAGS = {"batch": "--batch", "max_instances": "--max-instances", "spending": "--spending", "margin": "--margin",
@@ -59,6 +61,7 @@ class Tasks:
     declared: dict[str, str | None]
     options: Options
     seed: int
+    withheld: frozenset[str] = frozenset()  # task files on sim: no verdict, so no look to wait for
 
 
 @dataclass(frozen=True)
@@ -91,8 +94,12 @@ def tasks_of(config: BenchConfig, d: Design, options: Options) -> tuple[Tasks, l
     if options.comparator not in (None, "declared", "selected") and options.comparator not in flows:
         raise SweepRefused(f"--comparator {options.comparator} is not among --patterns ({','.join(config.patterns)})")
     plan = Plan(replace(config, instances=d.max_instances, instances_by_task=()))
-    designs, warnings = {}, []
+    designs, warnings, withheld = {}, [], set()
     for t in plan.tasks:
+        if sim_warning(config.model, [t.family]):  # benchmarks.criterion.withheld: no look could ever decide it
+            withheld.add(t.label)
+            warnings.append(f"{t.label} is a task file on the simulator, whose verdict is withheld (no ground truth): "
+                            "it stops at its first look; a real model or a cassette (examples/oracle.py) decides it")
         if "agent" not in t.patterns or len(t.patterns) < 2:
             raise SweepRefused(f"--until-decided: {t.label} offers {','.join(t.patterns)} of --patterns, and its looks "
                                "compare the agent with a workflow")
@@ -102,7 +109,7 @@ def tasks_of(config: BenchConfig, d: Design, options: Options) -> tuple[Tasks, l
             warnings.append(f"--max-instances {d.max_instances}: {t.label} has only {t.count}; its last look is at "
                             f"{t.count}")
     declared = {t.label: getattr(t.family, "natural_workflow", None) for t in plan.tasks}
-    return Tasks(designs, declared, options, config.seed), warnings
+    return Tasks(designs, declared, options, config.seed, frozenset(withheld)), warnings
 
 
 def _capped(label: str, count: int, d: Design) -> Design:
@@ -128,6 +135,8 @@ def decide(tasks: Tasks, look: int, g: pd.DataFrame, task: str, n: int) -> Decis
     d = tasks.designs[task]
     if not any_model_call_succeeded(part):  # a wrong key or base URL: nothing was measured, nothing more to spend
         return Decision(task, look, len(d.looks), len(first), True, NO_DATA, "", "", NO_CALLS, d.levels(look))
+    if task in tasks.withheld:
+        return Decision(task, look, len(d.looks), len(first), True, WITHHELD, "", "", REASON, d.levels(look))
     return decide_at_look(d, look, part, task, tasks.declared[task], tasks.options, tasks.seed)
 
 

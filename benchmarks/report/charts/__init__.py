@@ -20,13 +20,17 @@ def draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFrame
              sweep: pd.DataFrame | None = None, *, caveat: str | None = None) -> dict[str, Path]:
     """Every chart, keyed by a short name (`cost`, `latency`, …, `graph:<task>`), in reading order.
 
-    `caveat`, when given, is printed under every chart (the simulator on a user's own dataset)."""
-    from benchmarks.report.charts.style import CAVEAT
+    `caveat`, when given, is printed under every chart (the simulator on a user's own dataset); otherwise a run
+    on the simulated model says so under every chart."""
+    from benchmarks.report.charts.style import CAVEAT, SIMULATED
+    from patterns.specs import provider_of
 
     token = CAVEAT.set(caveat)
+    simulated = SIMULATED.set("model" in runs and bool((runs["model"].astype(str).map(provider_of) == "sim").any()))
     try:
         return _draw_all(out, runs, events, criterion, manifest, sweep)
     finally:
+        SIMULATED.reset(simulated)
         CAVEAT.reset(token)
 
 

@@ -85,41 +85,43 @@ def points_of(criterion: pd.DataFrame, sweep: pd.DataFrame | None) -> list[Point
     return pts
 
 
-def _box(ax: Any, p: Point, offset: tuple[int, int], ha: str, text: str) -> tuple[float, float, float, float]:
-    """The label's rough box in display pixels (about 0.6 em a character at 8 pt)."""
-    px = ax.figure.dpi / 72
-    x, y = ax.transData.transform((p.x, p.y))
-    w, h = len(text) * 4.9 * px, 11 * px
-    left = x + offset[0] * px - {"left": 0, "right": w, "center": w / 2}[ha]
-    bottom = y + offset[1] * px - 2 * px
-    return left, bottom, left + w, bottom + h
-
-
 def _overlaps(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _label(ax: Any, p: Point, offset: tuple[int, int], ha: str) -> Any:
+    return ax.annotate(p.label, (p.x, p.y), xytext=offset, textcoords="offset points", ha=ha, fontsize=8, zorder=5,
+                       bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+
+
 def place_labels(ax: Any, pts: list[Point]) -> None:
-    """Greedy: each label takes the first offset whose box hits no earlier label, marker or the axes edge; where
-    every offset hits something, the one inside the axes that hits the fewest (a label cut by the edge is
-    unreadable)."""
+    """Greedy: each label takes the first offset whose box — measured as drawn, its white pad included — hits
+    no earlier label, marker or the axes edge; where every offset hits something, the one inside the axes that
+    hits the fewest (a label cut by the edge is unreadable)."""
     px = ax.figure.dpi / 72
-    frame = ax.get_window_extent()
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
     taken = []
     for p in pts:
         x, y = ax.transData.transform((p.x, p.y))
         r = np.sqrt(p.area) / 2 * px
         taken.append((x - r, y - r, x + r, y + r))
     for p in sorted(pts, key=lambda q: (q.x, q.y)):
-        hits = {}  # offsets inside the axes -> how many labels and markers each box hits
+        hits: dict[tuple[tuple[int, int], str], int] = {}  # offsets inside the axes -> labels and markers hit
+        boxes = {}
         for offset, ha in OFFSETS:
-            box = _box(ax, p, offset, ha, p.label)
+            text = _label(ax, p, offset, ha)
+            e = text.get_window_extent(renderer)
+            text.remove()
+            box = (e.x0 - 2 * px, e.y0 - 2 * px, e.x1 + 2 * px, e.y1 + 2 * px)
             if frame.x0 <= box[0] and box[2] <= frame.x1 and frame.y0 <= box[1] and box[3] <= frame.y1:
-                hits[offset, ha] = sum(_overlaps(box, t) for t in taken)
+                hits[offset, ha], boxes[offset, ha] = sum(_overlaps(box, t) for t in taken), box
+                if not hits[offset, ha]:
+                    break
         choice = min(hits, key=hits.__getitem__) if hits else OFFSETS[0]
-        taken.append(_box(ax, p, *choice, p.label))
-        ax.annotate(p.label, (p.x, p.y), xytext=choice[0], textcoords="offset points", ha=choice[1], fontsize=8,
-                    zorder=5, bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+        if choice in boxes:
+            taken.append(boxes[choice])
+        _label(ax, p, *choice)
 
 
 def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None = None,

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from benchmarks.harness.stats import pass_hat_k
+from benchmarks.harness.stats import clustered_rate, pass_hat_k, pass_k_per_instance
 from benchmarks.report.charts.style import colour, finish, marker, ordered, panels, pattern_legend, short_task
 
 CONTEXT, PASS_K = "context_growth.png", "pass_k.png"
@@ -64,8 +64,14 @@ def pass_k_chart(runs: pd.DataFrame, out: Path) -> Path:
             k_max = max(k_max, top)
             ks = list(range(1, top + 1))
             dodge = 0.05 * (j - (len(pats) - 1) / 2)  # equal curves would hide each other: shift them apart
-            ax.plot([k + dodge for k in ks], [pass_hat_k(per, k) for k in ks], color=colour(p), marker=marker(p),
-                    linewidth=2.2 if p == "agent" else 1.2, markersize=8 if p == "agent" else 6)
+            # each point with its 95% interval, clustered by instance as summary.csv's pass_k_ci_* (the unit: an
+            # instance's unbiased pass^k)
+            cis = [clustered_rate(pass_k_per_instance(per, k), len(per)) for k in ks]
+            ys = [pass_hat_k(per, k) for k in ks]
+            ax.errorbar([k + dodge for k in ks], ys, yerr=[[max(y - c[1], 0) for y, c in zip(ys, cis, strict=True)],
+                                                          [max(c[2] - y, 0) for y, c in zip(ys, cis, strict=True)]],
+                        color=colour(p), marker=marker(p), linewidth=2.2 if p == "agent" else 1.2,
+                        markersize=8 if p == "agent" else 6, capsize=2, elinewidth=0.8)
         ax.set_xlabel("k (trials of the same instance)")
         ax.set_ylabel("pass^k: all k trials succeed")
         ax.set_ylim(-0.05, 1.05)
@@ -75,4 +81,4 @@ def pass_k_chart(runs: pd.DataFrame, out: Path) -> Path:
         ax.set_xticks(range(1, k_max + 1))
     pattern_legend(fig, runs["pattern"], lines=True)
     return finish(fig, "pass^k: the chance that k repeated trials of an instance all succeed (reliability, "
-                  "not just average success)", out / PASS_K)
+                  "not just average success)\nwith 95% intervals clustered by instance", out / PASS_K)

@@ -17,7 +17,7 @@ import networkx as nx
 
 from benchmarks.criterion.drawability import Drawing, Drawn, Walk, drawn_graph, graph_size, to_json
 from benchmarks.harness.atomic import write_text_atomic
-from benchmarks.report.charts.style import slug
+from benchmarks.report.charts.style import footnote, slug
 from patterns.tools import ToolSet
 from patterns.workflows.graph import draw, figure_size
 
@@ -54,6 +54,7 @@ def draw_drawing(graph: nx.DiGraph, drawing: Drawing, task: str, drawn_from: int
          "later step)")
     fig.suptitle(f"{task}: the graph drawn from the agent's walks, as a workflow", fontsize=12, fontweight="bold")
     fig.tight_layout(rect=(0, 0, 1, 0.93))
+    footnote(fig)  # a run on the simulator says so
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

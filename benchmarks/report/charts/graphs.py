@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 
 from benchmarks.criterion.drawability.walks import Round, walked_graph
-from benchmarks.report.charts.style import slug
+from benchmarks.report.charts.style import footnote, slug
 from patterns.workflows.graph import KIND_COLOURS, draw
 
 INCH_PER_COLUMN, INCH_PER_ROW = 1.5, 0.9  # room for a label like `read_document` and an arrow between
@@ -71,7 +71,10 @@ def draw_walked(graph: nx.DiGraph, pos: dict[str, tuple[float, float]], ax: Any,
         # u→v and v→u bend to opposite sides, so a back-and-forth reads as two arrows; a long edge bends
         # less, so that its arc stays as shallow as a short one's and inside the panel
         span = max(1.0, abs(pos[v][0] - pos[u][0]))
-        style = f"arc3,rad={0.25 / span:.3f}"
+        # between tools of one column (a detour from one lookup to another) a shallow arc runs behind the boxes
+        # and its count lands on them: bend it out to the side, where the label can be read
+        same_column = abs(pos[v][0] - pos[u][0]) < 0.5
+        style = "arc3,rad=0.9" if same_column else f"arc3,rad={0.25 / span:.3f}"
         nx.draw_networkx_edges(graph, pos, ax=ax, edgelist=[(u, v)], node_size=2600, node_shape="s",
                                width=0.8 + 7.0 * d["count"] / top, edge_color="#555555", arrowsize=14,
                                connectionstyle=style)
@@ -115,7 +118,7 @@ def _arc_room(graph: nx.DiGraph | None, column_in: float) -> float:
     return 0.25 * max(spans, default=0.0) * column_in
 
 
-def fit_arcs(ax: Any, ys: Sequence[float], pad_px: float = 10.0) -> None:
+def fit_arcs(ax: Any, ys: Sequence[float], pad_px: float = 28.0) -> None:
     """Widen the y limits to hold every edge's arc: a loop's arc bends below the nodes and its flat bottom,
     clipped by the axes, would vanish over a long stretch. An arc's bend is set in pixels (it does not
     shrink when the limits grow), so measure it in pixels and solve for the limits that leave it room."""
@@ -129,7 +132,10 @@ def fit_arcs(ax: Any, ys: Sequence[float], pad_px: float = 10.0) -> None:
     arc_low, arc_high = min(v.min() for v in points), max(v.max() for v in points)
     (_, row_low), (_, row_high) = ax.transData.transform([(0, min(ys)), (0, max(ys))])
     height = ax.bbox.height
-    below, above = (row_low - arc_low + pad_px) / height, (arc_high - row_high + pad_px) / height
+    # the pad is measured from the rows' centres or the arcs, whichever reaches further: it must hold half a
+    # node's box and clear the panel's title above it
+    below = (max(row_low - arc_low, 0.0) + pad_px) / height
+    above = (max(arc_high - row_high, 0.0) + pad_px) / height
     if below + above >= 0.9:  # no room to make: leave the limits as they are
         return
     low, high, r0, r1 = *ax.get_ylim(), min(ys), max(ys)
@@ -170,6 +176,7 @@ def graphs_chart(task: str, best: str, fixed: nx.DiGraph | None, walks: Sequence
         fit_arcs(upper, [y for _, y in layout(fixed).values()])
     fit_arcs(lower, [y for _, y in pos.values()])
     path = out / graph_file(task)
+    footnote(fig)  # a run on the simulator says so
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

@@ -74,6 +74,30 @@ def pattern_legend(fig: Any, patterns: Iterable[str], *, lines: bool = False) ->
 
 
 CAVEAT: ContextVar[str | None] = ContextVar("caveat", default=None)  # set by `draw_all` for the whole report
+SIMULATED: ContextVar[bool] = ContextVar("simulated", default=False)  # the run's model is `sim`: every chart says so
+SIM_NOTE = "Simulated model (sim): these figures measure the mechanics, not the quality of any real model."
+
+
+def footnote(fig: Any) -> None:
+    """Along the bottom edge: the caveat set for the report (the simulator on a user's dataset), in red, or for
+    any other run on the simulated model, that it was made on the simulator (`draw_all` sets both)."""
+    if CAVEAT.get():
+        fig.text(0.01, 0.005, "Simulator on a user's own dataset: these success figures measure nothing about "
+                 "quality (use a real model or a recorded cassette).", fontsize=8, color="#b2182b", ha="left",
+                 va="bottom")
+    elif SIMULATED.get():
+        fig.text(0.99, 0.005, SIM_NOTE, fontsize=7, color="#555555", ha="right", va="bottom")
+
+
+def sim_subtitle(fig: Any, title: str) -> float:
+    """For a chart with a legend along its bottom: the sim note under the title instead (it would cross the
+    legend there); returns the inches it takes."""
+    if CAVEAT.get() or not SIMULATED.get():
+        return 0.0
+    height = fig.get_size_inches()[1]
+    fig.text(0.5, 1 - (0.42 + 0.2 * title.count("\n")) / height, SIM_NOTE, fontsize=8, color="#555555",
+             ha="center", va="top")
+    return 0.2
 
 
 def finish(fig: Any, title: str, path: Path, *, legend_in: float = 0.75) -> Path:
@@ -81,11 +105,10 @@ def finish(fig: Any, title: str, path: Path, *, legend_in: float = 0.75) -> Path
     for the report (the simulator on a user's dataset) is printed along the bottom edge, in red."""
     fig.suptitle(title, fontsize=12, fontweight="bold")
     if CAVEAT.get():
-        fig.text(0.01, 0.005, "Simulator on a user's own dataset: these success figures measure nothing about "
-                 "quality (use a real model or a recorded cassette).", fontsize=8, color="#b2182b", ha="left",
-                 va="bottom")
+        footnote(fig)
+    below_title = sim_subtitle(fig, title)
     height = fig.get_size_inches()[1]
-    top = 1 - (0.45 + 0.2 * title.count("\n")) / height
+    top = 1 - (0.45 + 0.2 * title.count("\n") + below_title) / height
     fig.tight_layout(rect=(0, legend_in / height, 1, top))
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -123,6 +123,10 @@ class DatasetTask:
     def instances(self, n: int, seed: int) -> list[Instance]:
         return list(self.rows[:n])
 
+    def max_instances(self) -> int:
+        """The most instances this task has: its dataset's rows (`wva plan` and `--until-decided` read it)."""
+        return len(self.rows)
+
     def environment(self, instance: Instance, workdir: Path) -> Environment:
         return Environment(tools=self.tools or ToolSet(), state={"workdir": workdir})
 

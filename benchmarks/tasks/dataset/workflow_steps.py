@@ -15,7 +15,6 @@ from patterns.fields import fields
 from patterns.run import Failure, Run
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Chain, Dispatch, Loop, ToolStep
-from patterns.workflows.graph import node
 
 OUTPUTS = "workflow_outputs"  # run.extra key: each step's output by name
 _NUMBER = re.compile(r"-?\d+(?:[.,]\d+)*")
