@@ -6,8 +6,9 @@ is one name among them, so it never runs twice):
 - `route`: the family's design of the pattern (`design_route`), its declared one when it is the family's
   `natural_workflow`;
 - `route:ladder`: a named variant the family offers beside it, the method `design_route__ladder(env)`
-  (`pattern:variant`, the variant in lower case, letters, digits and single underscores). A family keeps
-  its plain designs runnable this way when its declared one changes (`route:plain`);
+  (`pattern:variant`, the variant in lower case, letters, digits and single underscores), or one its
+  `variants()` lists, built by its `design(name, env)` (a task file's `[workflow.<name>]` tables, `chain:<name>`).
+  A family keeps its plain designs runnable this way when its declared one changes (`route:plain`);
 - `mydesigns.py:my_design`: a user's design, the function `my_design(family, env)` in that file (a path,
   relative to the working directory), returning a spec from `patterns.workflows` (`Chain`, `Route`, ...).
   It runs on every task of the sweep; it may raise `ValueError` for a task it has no design for.
@@ -72,7 +73,8 @@ def variants_of(family: Any) -> dict[str, str]:
         if attr.startswith("design_") and sep and pattern in PATTERNS and callable(getattr(family, attr)):
             doc = (getattr(type(family), attr).__doc__ or "").strip().splitlines()
             out[f"{pattern}:{variant}"] = doc[0] if doc else ""
-    return out
+    declared = getattr(family, "variants", None)  # a family whose variants are data (a task file's tables)
+    return out | (dict(declared()) if callable(declared) else {})
 
 
 def not_offered(family: Any, names: tuple[str, ...] | list[str]) -> dict[str, str]:
@@ -92,9 +94,10 @@ def design_for(family: Any, name: str, env: Any) -> Any:
         return spec
     if ":" in name and name != DRAWN:
         method = getattr(family, _method(check_name(name)), None)
-        if method is None:
+        if method is not None:
+            return method(env)
+        if name not in variants_of(family):
             raise ValueError(not_offered(family, [name])[name])
-        return method(env)
     return family.design(name, env)
 
 
