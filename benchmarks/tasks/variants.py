@@ -21,7 +21,10 @@ variant widens the selection and its simultaneous intervals; the declared compar
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -102,15 +105,31 @@ def design_for(family: Any, name: str, env: Any) -> Any:
 
 
 def _user_function(name: str) -> Any:
-    from benchmarks.tasks.dataset.modules import import_file
-
     path, _, function = name.rpartition(":")
-    file = Path(path)
+    file = Path(path).resolve()
     if not file.is_file():
         raise ValueError(f"design {name!r}: no file {path!r}")
     if not function.isidentifier():
         raise ValueError(f"design {name!r}: {function!r} is not a function name")
-    fn = getattr(import_file(file, "design file"), function, None)
+    fn = getattr(_module(file, name), function, None)
     if not callable(fn):
         raise ValueError(f"design {name!r}: {path} has no function {function}(family, env)")
     return fn
+
+
+def _module(file: Path, name: str) -> Any:
+    """The user's file as a module, under a name unique to its path (imported once per process)."""
+    module_name = f"wva_design_{file.stem}_{hashlib.sha256(str(file).encode()).hexdigest()[:8]}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, file)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"design {name!r}: {file.name} cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # pickling and dataclasses look a module up by name
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's code may fail in any way: one line, never a traceback
+        del sys.modules[module_name]
+        raise ValueError(f"design {name!r}: {file.name} failed to import: {type(exc).__name__}: {exc}") from None
+    return module
