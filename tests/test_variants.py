@@ -29,7 +29,8 @@ def test_names_a_pattern_a_variant_or_a_users_file(tmp_path: Path) -> None:
     assert check_name("route") == "route" and check_name("route:ladder") == "route:ladder"
     assert check_name(f"{tmp_path}/mine.py:my_design") and is_user_design(f"{tmp_path}/mine.py:my_design")
     assert pattern_of("chain:plain") == "chain" and pattern_of("x.py:f") == "user"
-    for bad, why in (("nope", "unknown design"), ("agent:fast", "unknown design"), ("route:Ladder", "unknown design"),
+    unknown = "unknown pattern"
+    for bad, why in (("nope", unknown), ("agent:fast", unknown), ("route:Ladder", unknown),
                      (f"{tmp_path}/missing.py:f", "no file"), (f"{tmp_path}/mine.py:other", "no function")):
         with pytest.raises(ValueError, match=why):
             check_name(bad)

@@ -58,7 +58,7 @@ def check_name(name: str) -> str:
     m = _VARIANT.match(name)
     if m is None or m.group(1) not in PATTERNS or m.group(1) == "agent":
         workflows = ", ".join(p for p in PATTERNS if p != "agent")
-        raise ValueError(f"unknown design {name!r}: name a pattern ({', '.join(PATTERNS)}), a variant "
+        raise ValueError(f"unknown pattern {name!r}: name a pattern ({', '.join(PATTERNS)}), a variant "
                          f"pattern:variant of one of {workflows} (e.g. route:ladder), or file.py:function")
     return name
 
