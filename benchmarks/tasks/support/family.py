@@ -123,9 +123,9 @@ class Support(FamilyBase):
 
     The declared `route` is the strongest route found (`docs/designs.md`): for one-question tickets (the
     default) the triage ladder (`ladder`, `route:ladder`): classify once, then that category's handler (code
-    writes the reply from its lookup) and a check, climbing in code to the next category on a FAIL; for tickets
-    of several questions, each question classified and looked up in code with the agent's retries and check
-    (`comparator`, `route:each`). `route:plain` (or `plain=true`) is the textbook route: one label, one handler.
+    writes the reply from its lookup) and a check; on a FAIL, in code, the handler again (3 tries), then the
+    next category; for several questions, each classified and looked up in code with the agent's retries and
+    check (`comparator`, `route:each`). `route:plain` (or `plain=true`): the textbook route, one label, one handler.
 
     Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
 
