@@ -6,6 +6,7 @@ import pytest
 
 from benchmarks.cli.main import main
 from benchmarks.studies.audit import capability_table, probe, step_framed
+from benchmarks.studies.charges import audit_family, designs_of
 from benchmarks.tasks.registry import load_task
 
 FAIR = "examples.minimal_family:Capitals"
@@ -42,3 +43,34 @@ def test_wva_audit_prints_the_probe_and_the_table_and_exits_1_when_unfair(
 def test_audit_refuses_a_model_that_is_not_the_simulator(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", FAIR, "--model", "anthropic:claude-x"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("family", "named"), [
+    ("tests.unfair_family:Skewed", "skewed capitals|country"),  # the agent's decision charged 1.5 times the odds
+    ("tests.unfair_family:Rekeyed", "rekeyed capitals|guess"),  # ... or keyed apart from every workflow's
+])
+def test_an_injected_asymmetry_in_the_odds_or_the_key_fails_the_audit_and_names_the_decision(
+        family: str, named: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", family, "--instances", "2", "--samples", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "UNEXPLAINED" in out and f"unexplained odds: {named}" in out
+
+
+def test_the_charge_table_shows_every_design_and_the_knobs_that_explain_its_odds() -> None:
+    family = load_task("pipeline")
+    audit = audit_family(family, designs_of(family), {"error_rate": 0.1}, instances=2)
+    assert not audit.failed and {c.design for c in audit.charges} >= {"agent", "chain", "single"}
+    extract = {c.design: c for c in audit.charges if c.kind == "pipeline|extract"}
+    # the agent's whole line in one reply carries 3 decisions, a chain step 1: crowding, the same rule for both
+    assert extract["single"].crowd == 3 and extract["chain"].crowd < extract["single"].crowd
+    assert all(abs(c.residual - 1) < 1e-9 for c in audit.charges)
+    assert any(line.startswith("pipeline|extract: crowding") for line in audit.declared)
+
+
+def test_the_support_audit_shows_a_handler_deciding_the_argument_alone_and_rules_it_fair() -> None:
+    family = load_task("support")
+    audit = audit_family(family, designs_of(family), {"error_rate": 0.1}, instances=2)
+    argument = {c.design: c for c in audit.charges if c.kind == "support|argument"}
+    assert argument["route:plain"].crowd == 1 and argument["agent"].crowd == 2
+    assert "You handle" in argument["route:plain"].instruction and not audit.failed
+    assert any("knows its category: fair" in line for line in audit.declared)

@@ -134,7 +134,7 @@ def test_a_crashing_pattern_is_that_trials_error_and_the_sweep_goes_on(tmp_path:
     (["bench", "--instances", "-3"], "expected an integer >= 1"),
     (["bench", "--concurrency", "x"], "expected an integer >= 1"),
     (["bench", "--bogus"], "unrecognized arguments"),
-    (["run", "telepathy", "pipeline"], "invalid choice"),
+    (["run", "telepathy", "pipeline"], "unknown pattern 'telepathy'"),
     (["run", "agent", "nosuchtask"], "unknown task"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(argv: list[str], needle: str, tmp_path: Path,

@@ -33,3 +33,50 @@ class Unfair(Capitals):
 
     def policy(self) -> UnfairPolicy:
         return UnfairPolicy()
+
+
+class _Harsher(Decider):
+    """Every decision at 1.5 times the odds it is asked at, and (`rekey`) under another key."""
+
+    def __init__(self, inner: Decider, rekey: bool) -> None:
+        super().__init__(inner.rng, inner.error_rate, inner.checker_error_rate)
+        self.inner, self.rekey = inner, rekey
+
+    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide", crowd: int = 1) -> bool:
+        if self.rekey:
+            return self.inner.draw(rate, (key or "").replace("capitals|country", "capitals|guess"), kind=kind,
+                                   crowd=crowd)
+        return self.inner.draw(min(1.0, rate * 1.5), key, kind=kind, crowd=crowd)
+
+
+class SkewedPolicy(CapitalsPolicy):
+    """The agent's requests (its system prompt) charged other odds, or (`rekey`) keyed apart."""
+
+    rekey = False
+
+    def respond(self, request: Request, decide: Decider) -> Reply:
+        if "capital city only" in request.system:
+            decide = _Harsher(decide, self.rekey)
+        return super().respond(request, decide)
+
+
+class RekeyedPolicy(SkewedPolicy):
+    rekey = True
+
+
+class Skewed(Capitals):
+    """Capitals whose policy charges the agent's decisions 1.5 times the odds: `wva audit` must name the decision."""
+
+    name = "skewed"
+
+    def policy(self) -> SkewedPolicy:
+        return SkewedPolicy()
+
+
+class Rekeyed(Capitals):
+    """Capitals whose policy keys the agent's decisions apart from every workflow's."""
+
+    name = "rekeyed"
+
+    def policy(self) -> RekeyedPolicy:
+        return RekeyedPolicy()

@@ -13,12 +13,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     from benchmarks.cli._common import task_list
 
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "audit", help="check that the simulator treats the same request the same way whichever design sends it",
-        description="For each task, send every request its designs make twice with the same content: framed as an "
-        "agent turn (instructions in the system prompt) and as a workflow step (the same instructions at the top "
-        "of the prompt). Print the decisions, judgements and tool calls the simulated model made in each framing, "
-        "at error_rate=0 with checker_error_rate=1 (every self-check shows) and at the model's knobs, and the "
-        "family's capability table. Exit 1 if any task is treated differently.")
+        "audit", help="check that the simulator charges every design of a task the same odds for the same decision",
+        description="For each task, run the agent and every workflow design (each pattern, each named variant, "
+        "and --designs of yours) on the same instances with a recording decider, and print per decision kind and "
+        "design: how often it is made, the odds charged after every knob (context decay, crowding), the share "
+        "repeated under one key (correlated), an example key and the instruction that asked for it. Then the "
+        "framing probe: every request sent as an agent turn and as a workflow step. Exit 1 if a decision's odds "
+        "differ between designs by more than the documented knobs explain (tolerance 0.01, unless the family's "
+        "'Intended differences' table declares it), or if a framing is treated differently.")
     p.add_argument("tasks", nargs="?", type=task_list, default=DEFAULT_TASKS, metavar="TASKS",
                    help="task specs as for 'wva bench --tasks' (default: the five built-in families)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
@@ -28,7 +30,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--samples", type=positive_int, default=16, metavar="K",
                    help="samples of each framing per request at the model's knobs (default: 16)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default: 0)")
+    p.add_argument("--designs", type=_designs, default=(), metavar="LIST",
+                   help="more designs to audit beside the family's own: pattern:variant or file.py:function")
     return p
+
+
+def _designs(text: str) -> tuple[str, ...]:
+    from benchmarks.tasks.variants import check_name
+
+    try:
+        return tuple(check_name(t.strip()) for t in text.split(",") if t.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _knobs(spec: str) -> dict[str, Any]:
@@ -55,6 +68,39 @@ def table(rows: list[Any]) -> str:
     return "\n".join(lines)
 
 
+def charge_table(audit: Any) -> str:
+    """The charge table: a block per decision kind, a line per design."""
+    head = (f"  {'decision':<20} {'design':<20} {'made':>5} {'odds':>6} {'decay':>6} {'k':>5} {'residual':>8} "
+            f"{'repeats':>7}  key / instruction")
+    lines, last = [head], ""
+    for c in audit.charges:
+        kind = c.kind if c.kind != last else ""
+        last = c.kind
+        lines.append(f"  {kind:<20} {c.design:<20} {c.made:>5.2f} {c.odds:>6.3f} {c.decay:>6.3f} {c.crowd:>5.2f} "
+                     f"{c.residual:>8.3f} {c.repeats:>7.2f}  {c.key[:36]} / {c.instruction[:48]}")
+    return "\n".join(lines)
+
+
+def _charges(family: Any, args: argparse.Namespace, knobs: dict[str, Any]) -> list[str]:
+    """Print the family's charge table; the decisions it fails."""
+    from benchmarks.studies.charges import audit_family, designs_of
+
+    try:
+        audit = audit_family(family, designs_of(family, args.designs), {**knobs, "error_rate": knobs.get(
+            "error_rate", 0.1)}, instances=args.instances, seed=args.seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"{audit.family}: what each decision is charged, per design (made: per instance; odds after every knob; "
+          "decay: context_decay's factor; k: decisions in the reply, crowding applied identically to every design; "
+          "residual: odds over what the knobs explain)")
+    print(charge_table(audit))
+    for line in audit.declared:
+        print(f"  declared: {line}")
+    for line in audit.failed:
+        print(f"  UNEXPLAINED: {line}")
+    return audit.failed
+
+
 def run(args: argparse.Namespace) -> int:
     from benchmarks.studies.audit import capability_table, probe
     from benchmarks.tasks.base import task_label
@@ -65,18 +111,25 @@ def run(args: argparse.Namespace) -> int:
         families = [load_task(spec) for spec in args.tasks]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    unfair = []
+    unfair, uneven = [], []
     for family in families:
         label = task_label(family)
+        if failed := _charges(family, args, knobs):
+            uneven += [f"{label} {line.split(':', 1)[0]}" for line in failed]
         rows = probe(family, knobs=knobs, instances=args.instances, samples=args.samples, seed=args.seed)
         print(f"{label}: mean per request, the same content framed as an agent turn and as a workflow step")
         print(table(rows))
         print("\n" + capability_table(family) + "\n")
         if not all(r.symmetric for r in rows):
             unfair.append(label)
+    if uneven:
+        print(f"unexplained odds: {', '.join(uneven)} (a decision charged other odds by who asks, beyond the "
+              "documented knobs)")
     if unfair:
         print(f"asymmetric: {', '.join(unfair)} (the policy treats the same request differently by where its "
               "instructions sit)")
+    if uneven or unfair:
         return 1
-    print(f"every task is treated the same way whichever design sends the request ({len(families)} checked)")
+    print(f"every task is charged and treated the same way whichever design sends the request "
+          f"({len(families)} checked)")
     return 0

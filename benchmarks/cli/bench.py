@@ -38,7 +38,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Sweep patterns × tasks × instances × trials on one model and write runs.csv, events.jsonl, "
         "summary.csv and manifest.json to --out. Safe to interrupt: --resume runs only the missing trials.")
     p.add_argument("--patterns", type=csv_list, default=PATTERNS, metavar="LIST",
-                   help=f"comma-separated patterns (default: all: {','.join(PATTERNS)})")
+                   help=f"comma-separated designs (default: all: {','.join(PATTERNS)}): a pattern, a family's variant "
+                   "pattern:variant (route:ladder; 'wva tasks' lists them) or a design of yours, file.py:function "
+                   "(function(family, env) -> a workflow spec); the agent runs once whatever else is named")
     p.add_argument("--tasks", type=task_list, default=DEFAULT_TASKS, metavar="LIST",
                    help="comma-separated task specs: NAME[:key=value,...], module.path:Class or a task file "
                    "path.toml (default: all five; 'wva tasks' lists them). A 'key=value' after a comma continues "
@@ -202,7 +204,7 @@ def task_notes(families: list[Any], patterns: tuple[str, ...], model: str) -> di
 
     warning = sim_warning(model, families)
     skipped = [f"{pattern}: not offered for {task_label(f)}: {reason}"
-               for f in families for pattern, reason in not_offered(f).items() if pattern in patterns]
+               for f in families for pattern, reason in not_offered(f, patterns).items() if pattern in patterns]
     return {"warnings": [warning] if warning else [], "not_offered": skipped}
 
 

@@ -9,13 +9,23 @@ from typing import Any
 from benchmarks.cli._common import UsageError
 
 
+def design_name(text: str) -> str:
+    from benchmarks.tasks.variants import check_name
+
+    try:
+        return check_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     from benchmarks.names import PATTERNS
 
     p: argparse.ArgumentParser = subparsers.add_parser(
         "graph", help="draw a pattern's fixed graph for a task (PNG)",
         description="Draw the graph a pattern's design for TASK follows (nodes: llm, tool, code) to a PNG file.")
-    p.add_argument("pattern", choices=PATTERNS, metavar="PATTERN", help=f"one of: {', '.join(PATTERNS)}")
+    p.add_argument("pattern", type=design_name, metavar="PATTERN",
+                   help=f"one of: {', '.join(PATTERNS)}; or pattern:variant (route:ladder), or file.py:function")
     p.add_argument("task", metavar="TASK", help="a task spec: NAME[:key=value,...]")
     p.add_argument("--out", type=Path, default=None, metavar="PATH", help="PNG file (default: PATTERN-TASK.png)")
     return p
@@ -26,12 +36,13 @@ def design_graph(pattern: str, task: str) -> Any:
     import tempfile
 
     from benchmarks.tasks.registry import load_task
+    from benchmarks.tasks.variants import design_for
 
     family = load_task(task)
     instance = family.instances(1, 0)[0]
     with tempfile.TemporaryDirectory(prefix="wva-graph-") as workdir:
         env = family.environment(instance, Path(workdir))
-        return family.design(pattern, env).graph
+        return design_for(family, pattern, env).graph
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
     from patterns.workflows.graph import draw, figure_size
 
     label = Path(args.task.split(":")[0]).stem if ".toml" in args.task.lower() else args.task  # a task file: its stem
-    out = args.out or Path(f"{args.pattern}-{label.replace(':', '_')}.png")
+    name = Path(args.pattern.rpartition(":")[0]).stem + "_" + args.pattern.rpartition(":")[2] \
+        if args.pattern.rpartition(":")[0].endswith(".py") else args.pattern.replace(":", "_")
+    out = args.out or Path(f"{name}-{label.replace(':', '_')}.png")
     if out.parent and not out.parent.is_dir():
         raise UsageError(f"folder {str(out.parent)!r} does not exist")
     fig, ax = plt.subplots(figsize=figure_size(graph))

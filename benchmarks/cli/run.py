@@ -19,6 +19,15 @@ from benchmarks.cli._common import (
 from benchmarks.names import DEFAULT_MODEL
 
 
+def design_name(text: str) -> str:
+    from benchmarks.tasks.variants import check_name
+
+    try:
+        return check_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     from benchmarks.names import PATTERNS
 
@@ -26,7 +35,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "run", help="run one pattern on one task instance and show what happened",
         description="Run one pattern on one instance of a task; print the terminal reason, output, steps, "
         "tool calls, tokens, cost and modelled latency (or the whole Result as JSON).")
-    p.add_argument("pattern", choices=PATTERNS, metavar="PATTERN", help=f"one of: {', '.join(PATTERNS)}")
+    p.add_argument("pattern", type=design_name, metavar="PATTERN",
+                   help=f"one of: {', '.join(PATTERNS)}; or pattern:variant (route:ladder), or file.py:function")
     p.add_argument("task", metavar="TASK", help="a task spec: NAME[:key=value,...] ('wva tasks' lists them)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
@@ -95,13 +105,14 @@ async def _trial(args: argparse.Namespace, family: Any, instance: Any, model: An
     from pathlib import Path
 
     from benchmarks.harness.trial import grade_output
+    from benchmarks.tasks.variants import design_for
     from patterns.options import RequestOptions
     from patterns.workflows import arun_workflow
 
     with tempfile.TemporaryDirectory(prefix="wva-run-") as workdir:
         try:
             env = family.environment(instance, Path(workdir))
-            design = family.design(args.pattern, env)
+            design = design_for(family, args.pattern, env)
         except Exception as exc:
             raise task_bug("the task's environment or design", exc) from None
         result = await arun_workflow(design, model, instance.prompt, seed=args.seed,
@@ -142,7 +153,9 @@ def _task_and_instance(args: argparse.Namespace) -> tuple[Any, Any]:
 
     try:
         family = load_task(args.task)
-        reason = getattr(family, "not_offered", dict)().get(args.pattern)
+        from benchmarks.harness.plan import not_offered
+
+        reason = not_offered(family, (args.pattern,)).get(args.pattern)
         if reason:
             raise ValueError(f"{args.pattern} is not offered for task {family.name!r}: {reason}")
     except ValueError as exc:

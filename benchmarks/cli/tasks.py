@@ -15,6 +15,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def describe_tasks() -> str:
     from benchmarks.tasks.registry import BUILTIN, family_class
+    from benchmarks.tasks.variants import variants_of
 
     lines = []
     for name in BUILTIN:
@@ -22,9 +23,12 @@ def describe_tasks() -> str:
         lines.append(f"{name:<10} {cls.description}")
         for key, param in cls.PARAMS.items():
             lines.append(f"    {f'{key}={param.default}':<28} {param.help}")
+        for variant, doc in variants_of(cls()).items():  # designs runnable by name beside the patterns
+            lines.append(f"    {'design ' + variant:<28} {doc}")
     lines.append("\nSet parameters as NAME:key=value,... (e.g. multihop:hops=1-6,depth=3); "
                  "your own family: module.path:Class; your own data: path/to/task.toml (docs/own-task.md). "
-                 "Several tasks: multihop:hops=1-6,depth=3,support.")
+                 "Several tasks: multihop:hops=1-6,depth=3,support. A design named beside the patterns: "
+                 "--patterns agent,route,route:ladder (docs/designs.md).")
     return "\n".join(lines)
 
 

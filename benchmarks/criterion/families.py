@@ -31,6 +31,8 @@ def load_family(spec: str | None) -> Any | None:
 
 def workflow_graphs(family: Any, patterns: Sequence[str], seed: int = 0) -> dict[str, nx.DiGraph]:
     """Each listed pattern's fixed graph for a family (those that cannot be built are left out)."""
+    from benchmarks.tasks.variants import design_for
+
     graphs: dict[str, nx.DiGraph] = {}
     with tempfile.TemporaryDirectory(prefix="wva-graph-") as tmp:
         try:
@@ -39,7 +41,7 @@ def workflow_graphs(family: Any, patterns: Sequence[str], seed: int = 0) -> dict
             return graphs
         for pattern in patterns:
             try:
-                graphs[pattern] = family.design(pattern, env).graph
+                graphs[pattern] = design_for(family, pattern, env).graph
             except Exception:
                 continue
     return graphs

@@ -60,11 +60,14 @@ def check_margin(margin: float) -> float:
 
 def check_comparator(name: str | None) -> str | None:
     """None / "declared" / "selected" / a workflow pattern's name / "drawn" (the graph drawn from the agent's
-    walks); anything else is a ValueError."""
+    walks) / a workflow design's name (`route:ladder`, `file.py:function`); anything else is a ValueError."""
     flows = [p for p in PATTERNS if p != "agent"] + [DRAWN]
     if name is None or name in ("declared", "selected", *flows):
         return name
-    raise ValueError(f"--comparator must be declared, selected or a workflow ({', '.join(flows)}), not {name!r}")
+    if ":" in name and not name.startswith("agent:"):  # a variant or a user's design: the runs say if it ran
+        return name
+    raise ValueError(f"--comparator must be declared, selected or a workflow ({', '.join(flows)}, or a "
+                     f"design such as route:ladder), not {name!r}")
 
 
 def check_cost_margin(margin: float) -> float:

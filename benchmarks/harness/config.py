@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, DRAWN, PATTERNS, SCORE_TIMEOUT_S
+from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS, SCORE_TIMEOUT_S
 from patterns.limits import Limits
 from patterns.options import RequestOptions, on_off
 from patterns.retry import RetryPolicy
@@ -46,9 +46,12 @@ class BenchConfig:
     manifest_extra: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        unknown = [p for p in self.patterns if p not in PATTERNS and p != DRAWN]  # drawn: benchmarks.studies.drawn
-        if unknown:
-            raise ValueError(f"unknown pattern {unknown[0]!r}: choose from {', '.join(PATTERNS)}")
+        from benchmarks.tasks.variants import check_name
+
+        for name in self.patterns:  # a pattern, pattern:variant or file.py:function (drawn: benchmarks.studies.drawn)
+            check_name(name)
+        if len(set(self.patterns)) != len(self.patterns):
+            raise ValueError(f"--patterns names a design twice: {', '.join(self.patterns)}")
         for name in ("instances", "trials", "concurrency", "max_in_flight"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")

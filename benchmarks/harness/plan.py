@@ -28,11 +28,15 @@ from patterns.model import aclose_model
 from patterns.specs import load_model
 
 
-def not_offered(family: Any) -> dict[str, str]:
-    """The patterns a family does not offer, each with its reason (a family may declare `not_offered()`).
+def not_offered(family: Any, names: tuple[str, ...] = ()) -> dict[str, str]:
+    """The patterns a family does not offer, each with its reason (a family may declare `not_offered()`), and
+    the variants among `names` it does not offer (`benchmarks.tasks.variants`).
     The drawn graph is offered only by a family that designs it (`benchmarks.studies.drawn.DrawnTask`)."""
+    from benchmarks.tasks.variants import not_offered as variants_not_offered
+
     declared = getattr(family, "not_offered", None)
     out = dict(declared()) if callable(declared) else {}
+    out.update(variants_not_offered(family, names))
     if not callable(getattr(family, f"design_{DRAWN}", None)):
         out[DRAWN] = "drawn from a results folder's agent walks, by python -m benchmarks.studies.run_drawn DIR"
     return out
@@ -71,7 +75,7 @@ class Plan:
             family = load_task(spec)
             label = task_label(family)
             self.policies[label] = family.policy()
-            skipped = not_offered(family)  # e.g. `route` for a task file without [routes]
+            skipped = not_offered(family, config.patterns)  # e.g. `route` for a task file without [routes]
             requested = config.instances_of(label)
             ids = [inst.id for inst in family.instances(requested, config.seed)]
             task = TaskPlan(label, family, len(ids), tuple(p for p in config.patterns if p not in skipped), start,

@@ -19,6 +19,7 @@ from typing import Any
 from benchmarks.harness import code_errors
 from benchmarks.names import SCORE_TIMEOUT_S
 from benchmarks.tasks.base import Instance
+from benchmarks.tasks.variants import design_for
 from patterns.caching import uncached_cost_usd
 from patterns.events import Kind
 from patterns.fields import fields
@@ -122,7 +123,7 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
     with tempfile.TemporaryDirectory(prefix="wva-trial-") as workdir:
         try:
             env = spec.family.environment(spec.instance, Path(workdir))
-            design = spec.family.design(spec.pattern, env)
+            design = design_for(spec.family, spec.pattern, env)
             result = await arun_workflow(design, traced or m, spec.instance.prompt, limits=limits, options=options,
                                          retry=retry, seed=spec.seed)
         except ReplayMismatch:

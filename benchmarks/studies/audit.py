@@ -28,7 +28,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.names import PATTERNS
 from patterns.limits import Limits
 from patterns.options import RequestOptions
 from patterns.sim import SimModel
@@ -99,16 +98,16 @@ async def _collect(family: Any, base: SimModel, instances: int, seed: int) -> li
     import tempfile
     from pathlib import Path
 
-    from benchmarks.harness.plan import not_offered
+    from benchmarks.studies.charges import designs_of
+    from benchmarks.tasks.variants import design_for
 
     requests: list[dict[str, Any]] = []
-    skipped = not_offered(family)
     for instance in family.instances(instances, seed):
-        for pattern in (p for p in PATTERNS if p not in skipped):
+        for pattern in designs_of(family):  # the agent, every pattern offered, every named variant
             with tempfile.TemporaryDirectory(prefix="wva-audit-") as workdir:
                 env = family.environment(instance, Path(workdir))
                 model = _Recorder(base.fork(f"collect|{instance.id}|{pattern}"), requests)
-                await arun_workflow(family.design(pattern, env), model, instance.prompt,
+                await arun_workflow(design_for(family, pattern, env), model, instance.prompt,
                                     limits=Limits(max_steps=40), options=RequestOptions(prompt_cache=False))
     return requests
 

@@ -135,8 +135,11 @@ class Decider:
         self.judgements += 1
         return self.draw(self.checker_error_rate, key, kind="judge")
 
-    def draw(self, rate: float, key: Key | None = None, *, kind: str = "decide") -> bool:
-        """One decision about `key` that is wrong with probability `rate` (counted in decisions and mistakes)."""
+    def draw(self, rate: float, key: Key | None = None, *, kind: str = "decide", crowd: int = 1) -> bool:
+        """One decision about `key` that is wrong with probability `rate` (counted in decisions and mistakes).
+
+        `crowd`: how many decisions the reply carries (`crowded`); the rate already holds its penalty. It changes
+        nothing here: `wva audit` records it, to tell a documented crowding penalty from an unexplained one."""
         self.decisions += 1
         u = self.rng.random() if self._draws is None else self._draws(kind, "" if key is None else key)
         ok = u >= rate
@@ -155,12 +158,19 @@ def crowded(decide: Decider, keys: int | Sequence[Key], crowding: float) -> list
     The crowding penalty is an assumption, a knob of each task family (default `CROWDING`): a model
     asked to make many decisions at once makes each of them a little worse. With crowding 0 (or
     one decision) these are k plain `correct()` draws.
+
+    Crowding is symmetric: it counts the decisions one *reply* carries, whichever design sent the request. An
+    agent's first turn that plans every lookup at once and a workflow step that does the same (a `single`
+    design, a vote branch, a generator) pay the same penalty; a design that splits the work into one step per
+    decision pays none, because each of its replies carries one. `wva audit` shows k for every decision of
+    every design (`docs/simulator.md`, "Crowding").
     """
     named: list[Key | None] = [None] * keys if isinstance(keys, int) else list(keys)
-    if crowding == 0 or len(named) <= 1:
-        return [decide.correct(key) for key in named]
-    rate = min(1.0, decide.error_rate * (1 + crowding * (len(named) - 1)))
-    return [decide.draw(rate, key) for key in named]
+    k = len(named)
+    if crowding == 0 or k <= 1:  # plain `correct()` draws, told how many the reply carries
+        return [decide.draw(decide.error_rate, key, crowd=k) for key in named]
+    rate = min(1.0, decide.error_rate * (1 + crowding * (k - 1)))
+    return [decide.draw(rate, key, crowd=k) for key in named]
 
 
 def doubts(decide: Decider, right: bool, key: Key | None = None) -> bool:

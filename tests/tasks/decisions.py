@@ -26,9 +26,9 @@ class _Keyed(Decider):
         super().__init__(inner.rng, inner.error_rate, inner.checker_error_rate)
         self.inner, self.log = inner, log
 
-    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide") -> bool:
+    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide", crowd: int = 1) -> bool:
         self.log.append((kind, key))
-        return self.inner.draw(rate, key, kind=kind)
+        return self.inner.draw(rate, key, kind=kind, crowd=crowd)
 
     def judge(self, key: str | None = None) -> bool:
         self.log.append(("judge", key))

@@ -19,7 +19,7 @@ class Forced(Decider):
         super().__init__(inner.rng, inner.error_rate)
         self.policy = policy
 
-    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide") -> bool:
+    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide", crowd: int = 1) -> bool:
         # every decision (plain, judgement, crowded; keyed or not) is counted and forced
         index, self.policy.count = self.policy.count, self.policy.count + 1
         self.decisions += 1

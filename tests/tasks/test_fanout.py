@@ -51,7 +51,7 @@ class Scripted(Decider):
         super().__init__(rng, 0.0)
         self.outcomes = outcomes
 
-    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide") -> bool:
+    def draw(self, rate: float, key: str | None = None, *, kind: str = "decide", crowd: int = 1) -> bool:
         # every decision: plain, crowded or a judgement, keyed or not
         self.decisions += 1
         return self.outcomes.pop(0) if self.outcomes else True

@@ -12,6 +12,7 @@ import pytest
 from benchmarks.tasks.base import PATTERNS, Instance, task_label
 from benchmarks.tasks.registry import load_task
 from benchmarks.tasks.support import Support
+from benchmarks.tasks.variants import design_for
 from patterns.result import Result, Terminal
 from patterns.sim import SimModel
 from patterns.sync import run_sync
@@ -24,7 +25,7 @@ WORK = Path(".")
 
 def run(family: Support, pattern: str, instance: Instance, model: Any) -> tuple[Result, float]:
     env = family.environment(instance, WORK)
-    result = run_workflow(family.design(pattern, env), model, instance.prompt)
+    result = run_workflow(design_for(family, pattern, env), model, instance.prompt)
     return result, family.grade(instance, env, result.output)
 
 
@@ -93,11 +94,11 @@ def test_error_rate_lowers_success_for_every_pattern() -> None:
     ("agent", {"distractors": 1}, {1, 3}, 0.0),  # ... unless that judgement is wrong, as an evaluator's can be
     ("agent", {"distractors": 0}, {1, 3, 5}, 0.0),  # a typo, and both retries wrong: the bound is reached
     ("single", {"distractors": 0}, {1}, 0.0),  # one round: the error is all it has
-    ("route", {"distractors": 0}, {1}, 1.0),  # the declared route retries the failed lookup, as the agent does
-    ("route", {"distractors": 0}, {0}, 1.0),  # ... and the wrong category's lookup
-    ("route", {"distractors": 1}, {1}, 1.0),  # its reply's check flags the wrong id's answer; the next attempt fixes it
-    ("route", {"distractors": 1}, {1, 3}, 0.0),  # ... unless that judgement is wrong
-    ("route", {"distractors": 0}, {1, 3, 5}, 0.0),  # the same bound as the agent's
+    ("route:each", {"distractors": 0}, {1}, 1.0),  # the per-question route retries the failed lookup, as the agent does
+    ("route:each", {"distractors": 0}, {0}, 1.0),  # ... and the wrong category's lookup
+    ("route:each", {"distractors": 1}, {1}, 1.0),  # its check flags the wrong id's answer; the next attempt fixes it
+    ("route:each", {"distractors": 1}, {1, 3}, 0.0),  # ... unless that judgement is wrong
+    ("route:each", {"distractors": 0}, {1, 3, 5}, 0.0),  # the same bound as the agent's
     ("route", {"distractors": 0, "plain": True}, {1}, 0.0),  # the plain handler's one round, likewise
     ("route", {"distractors": 0, "plain": True}, {0}, 0.0),  # the wrong handler has no id of its kind to look up
     ("evaluate_optimize", {"distractors": 1}, {1}, 1.0),  # the evaluator sees the answer is about another id

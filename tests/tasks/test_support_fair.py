@@ -11,6 +11,7 @@ import pytest
 from benchmarks.studies.audit import probe, step_framed
 from benchmarks.tasks.support import Support
 from benchmarks.tasks.support import prompts as st
+from benchmarks.tasks.variants import design_for
 from patterns import Limits, RequestOptions, ScriptedModel, message
 from patterns.scripted import tool_use_block
 from patterns.sim import SimModel
@@ -49,7 +50,7 @@ def _route_requests(family: Support, instance: Any, first: dict[str, str], then:
     """The declared route's requests after the same first lookup (its classify step's plan), built by the route."""
     plan = f'1 billing: get_invoice {{"customer_id": "{first["customer_id"]}"}}'
     script = ScriptedModel([message(plan), message(then)])
-    run_workflow(family.design("route", family.environment(instance, WORK)), script, instance.prompt,
+    run_workflow(design_for(family, "route:each", family.environment(instance, WORK)), script, instance.prompt,
                  limits=Limits(max_steps=2), options=RequestOptions(prompt_cache=False))
     return script.requests
 
@@ -121,9 +122,9 @@ def test_the_agent_retry_and_the_route_retry_decide_the_same_keys_with_the_same_
     assert mistakes["agent"] == mistakes["route"] and len(set(mistakes["agent"])) > 1
 
 
-def test_the_declared_route_draws_the_lookups_the_check_and_the_bounded_loop() -> None:
+def test_the_per_question_route_draws_the_lookups_the_check_and_the_bounded_loop() -> None:
     family = Support(issues="1-4")
-    graph = family.design("route", family.environment(family.instances(1, 0)[0], WORK)).graph
+    graph = design_for(family, "route:each", family.environment(family.instances(1, 0)[0], WORK)).graph
     kinds = {n: graph.nodes[n]["kind"] for n in graph.nodes}
     labels = {graph.nodes[n]["label"] for n in graph.nodes}
     assert {"classify", "reply"} <= {graph.nodes[n]["label"] for n, k in kinds.items() if k == "llm"}
@@ -135,19 +136,20 @@ def test_the_declared_route_draws_the_lookups_the_check_and_the_bounded_loop() -
 
 
 @pytest.mark.parametrize("spec", [{}, {"plain": True}, {"issues": "1-4", "distractors": 4}])
-def test_the_declared_route_solves_every_instance_at_error_0(spec: dict[str, Any]) -> None:
+def test_the_per_question_route_solves_every_instance_at_error_0(spec: dict[str, Any]) -> None:
     family = Support(**spec)
     for i, instance in enumerate(family.instances(24, seed=0)):
         env = family.environment(instance, WORK)
         model = SimModel(policy=family.policy(), error_rate=0.0, seed=i)
-        result = run_workflow(family.design("route", env), model, instance.prompt)
+        result = run_workflow(design_for(family, "route:each", env), model, instance.prompt)
         assert family.grade(instance, env, result.output) == 1.0, result.output
 
 
-def test_the_declared_route_stops_at_the_agent_bound() -> None:
+def test_the_per_question_route_stops_at_the_agent_bound() -> None:
     """Every lookup fails (every decision wrong): 1 + 2 attempts on a one-question ticket, then the apology."""
     family, instance = _billing()
     env = family.environment(instance, WORK)
-    result = run_workflow(family.design("route", env), SimModel(family.policy(), error_rate=1.0), instance.prompt)
+    result = run_workflow(design_for(family, "route:each", env), SimModel(family.policy(), error_rate=1.0),
+                          instance.prompt)
     assert result.tool_calls == 1 + st.MAX_RETRIES and family.grade(instance, env, result.output) == 0.0
     assert "loop_exhausted" not in result.extra and st.FAIL not in result.output

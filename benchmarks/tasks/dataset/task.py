@@ -85,10 +85,11 @@ class DatasetTask:
         self.rows = load_instances(file.dataset, file.name, needs_target=self.scorer.needs_target,
                                    routes=file.routes)
         self.tools: ToolSet | None = load_tools(file.tools) if file.tools else None
-        check_tools(file.path, file.workflow, self.tools)
-        if file.workflow:
+        for steps in (file.workflow, *(steps for _, steps in file.workflows)):
+            check_tools(file.path, steps, self.tools)
             try:  # built once now, so that an agent-like loop is refused at load, not mid-sweep
-                drawn_chain(file.workflow, "", self.tools)
+                if steps:
+                    drawn_chain(steps, "", self.tools)
             except ValueError as exc:
                 raise ValueError(f"{file.path}: [workflow]: {exc}") from None
         self._user_design = getattr(import_file(file.design, "design module"), "design", None) if file.design else None
@@ -99,8 +100,15 @@ class DatasetTask:
 
     @property
     def natural_workflow(self) -> str | None:
-        """`chain` when the file draws its workflow (`[workflow]`): that graph is the task's comparator."""
+        """`chain` when the file draws its workflow (`[workflow]`): that graph is the task's comparator; with
+        named tables (`[workflow.<name>]`), the first one's design, `chain:<name>`."""
+        if self.file.workflows:
+            return f"chain:{self.file.workflows[0][0]}"
         return "chain" if self.file.workflow else None
+
+    def variants(self) -> dict[str, str]:
+        """The designs its named workflow tables draw (`benchmarks.tasks.variants`)."""
+        return {f"chain:{name}": f"the [workflow.{name}] table's graph" for name, _ in self.file.workflows}
 
     @classmethod
     def from_file(cls, path: str | Path, **params: Any) -> DatasetTask:
@@ -131,6 +139,10 @@ class DatasetTask:
         return Environment(tools=self.tools or ToolSet(), state={"workdir": workdir})
 
     def design(self, pattern: str, env: Environment) -> Any:
+        if pattern in self.variants():  # chain:<name>, a [workflow.<name>] table
+            steps = dict(self.file.workflows)[pattern.split(":", 1)[1]]
+            tools = env.tools if len(env.tools) else None
+            return drawn_chain(steps, f"{self.marker} {self.file.system}".strip(), tools)
         if pattern not in PATTERNS:
             raise ValueError(f"unknown pattern {pattern!r} for task {self.name!r}: choose from {', '.join(PATTERNS)}")
         reason = self.not_offered().get(pattern)

@@ -17,6 +17,9 @@ billing = "You handle billing questions..."
 name = "customer"
 prompt = "Reply with the customer ID only: {task}"
 ```
+Instead of one `[workflow]`, a file may draw several, each a named table `[workflow.<name>]` with its own
+`[[workflow.<name>.steps]]` (a name in lower case: letters, digits, single underscores). Each runs as the
+design `chain:<name>` (`wva bench --patterns agent,chain:current,chain:ladder`); the first is the declared one.
 Paths are relative to the task file. Every problem is one `ValueError` line naming the file;
 nothing is read beyond the TOML here (the dataset, tools and design modules load in `task.py`).
 
@@ -29,6 +32,7 @@ installed module (`package.module:function`) is not a path: it is code already i
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +61,7 @@ class TaskFile:
     rounds: int = 3
     routes: dict[str, str] = field(default_factory=dict)
     workflow: tuple[StepSpec, ...] = ()  # the [workflow] table's steps, in order (none: not drawn)
+    workflows: tuple[tuple[str, tuple[StepSpec, ...]], ...] = ()  # [workflow.<name>] tables, in file order
 
 
 def _string(path: Path, data: dict[str, Any], key: str, default: str = "") -> str:
@@ -140,10 +145,33 @@ def read_task_file(file: str | Path) -> TaskFile:
     name = _string(path, data, "name", path.stem).strip()
     if not name or any(c in name for c in ",;:=") or any(c.isspace() for c in name):
         raise ValueError(f"{path}: name {name!r} must be one word without , ; : or =")
+    drawn = _workflows(path, data)
     return TaskFile(
         path=path.resolve(), name=name, dataset=dataset, description=_string(path, data, "description"),
         system=_string(path, data, "system"), tools=_file(path, data, "tools", (".py",)),
         scorer=scorer,
         design=_file(path, data, "design", (".py",)), votes=_count(path, data, "votes", MAX_VOTES),
         rounds=_count(path, data, "rounds", MAX_ROUNDS), routes=_routes(path, data),
-        workflow=parse_workflow(path, data["workflow"]) if "workflow" in data else ())
+        workflow=drawn[0], workflows=drawn[1])
+
+
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+
+
+Named = tuple[tuple[str, tuple[StepSpec, ...]], ...]
+
+
+def _workflows(path: Path, data: dict[str, Any]) -> tuple[tuple[StepSpec, ...], Named]:
+    """(the one `[workflow]`'s steps, ()) or ((), each `[workflow.<name>]` table's (name, steps)) or ((), ())."""
+    table = data.get("workflow")
+    if table is None:
+        return (), ()
+    named = isinstance(table, dict) and table and "steps" not in table and all(isinstance(v, dict)
+                                                                                for v in table.values())
+    if not named:
+        return parse_workflow(path, table), ()
+    for name in table:
+        if not _NAME.fullmatch(name):
+            raise ValueError(f"{path}: [workflow.{name}]: a workflow's name is lower case letters, digits and single "
+                             "underscores (it runs as chain:<name>)")
+    return (), tuple((name, parse_workflow(path, steps)) for name, steps in table.items())

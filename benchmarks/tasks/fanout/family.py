@@ -124,6 +124,13 @@ class Fanout(FamilyBase):
     (its lookups are code). The check is a judgement of the answer as the evaluator would make it, up to 2
     times (`FanoutPolicy.rechecks`), each doubt recomputing the answer (1 decision); in the call that
     computes it, so no extra call, for the agent and the aggregator alike.
+
+    Intended differences (`wva audit`):
+
+    | decision | designs | cause |
+    |---|---|---|
+    | `fanout|missing` | agent | noticing a missing record: only a design that looks up with the model needs it |
+    | `fanout|item` | any | crowding: a reply looking up k products carries k decisions, whoever sends it |
     """
 
     name = "fanout"

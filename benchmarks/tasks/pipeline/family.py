@@ -129,6 +129,14 @@ class Pipeline(FamilyBase):
     field (a layout complaint) redoes the whole line: 3 crowded decisions. A repeated decision (the same
     field of the same record, the same line to fix, the same candidate to judge) is keyed the same in every
     design, so `error_correlation` treats an agent's redo as it treats a workflow's.
+
+    Intended differences (`wva audit`):
+
+    | decision | designs | cause |
+    |---|---|---|
+    | `pipeline|extract` | any | crowding: a reply writing the whole line carries 3 decisions, a chain step 1 |
+    | `pipeline|normalise` | any | crowding: as extract (a worker's field carries 2) |
+    | `pipeline|format` | any | crowding: as extract |
     """
 
     name = "pipeline"

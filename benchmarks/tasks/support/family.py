@@ -2,9 +2,8 @@
 
 Four categories, four tools: billing → `get_invoice(customer_id)`, shipping →
 `track_order(order_id)`, account → `get_account(email)`, technical → `search_kb(product,
-error_code)`. The graph is known once the ticket is classified, so `route` is the declared design:
-each question classified, then its category's lookup (`comparator`; `plain=true`: the textbook
-route, one classifier label per ticket and one handler per category, each with its own tool).
+error_code)`. The graph is known once the ticket is classified, so `route` is the declared design
+(`Support.design_route`: the triage ladder, or per question for tickets of several).
 
 Parameters: `issues` (questions per ticket, 1–4, each of a different category; a range such as
 `1-2` varies it; with more than one, a single route label cannot cover the ticket, so the declared
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from benchmarks.tasks.base import CROWDING_PARAM, PLAIN_PARAM, Environment, FamilyBase, Instance, IntRange, Param
-from benchmarks.tasks.support import comparator
+from benchmarks.tasks.support import comparator, ladder
 from benchmarks.tasks.support import prompts as st
 from benchmarks.tasks.support.answers import is_none, support_answered
 from benchmarks.tasks.support.policy import SupportPolicy
@@ -122,27 +121,38 @@ class _World:
 class Support(FamilyBase):
     """Tickets whose questions each need their category's lookup (module docstring for the instances and grade).
 
-    The declared `route` (`comparator`) is the strongest route drawable in advance: classify each question
-    → its category's lookup, in code → reply with the agent's own check → again on a failed lookup or a
-    FAIL note, at most 1 + 2 × `issues` attempts; `plain=true` is the textbook route (one label per ticket,
-    a handler with one round of its category's tool), which cannot answer a second question.
+    The declared `route` is the strongest route found (`docs/designs.md`): for one-question tickets (the
+    default) the triage ladder (`ladder`, `route:ladder`): classify once, then that category's handler (code
+    writes the reply from its lookup) and a check; on a FAIL, in code, the handler again (3 tries), then the
+    next category; for several questions, each classified and looked up in code with the agent's retries and
+    check (`comparator`, `route:each`). `route:plain` (or `plain=true`): the textbook route, one label, one handler.
 
     Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
 
     | capability | triggered by | agent | declared workflow (route) | cost |
     |---|---|---|---|---|
     | plan lookups | a ticket, tools; "Classify each question" | 1st turn | 1st classify | 2 decisions/question |
-    | retry a lookup | "If a lookup fails, ... try again", an error in view | next turn | next classify | 2 decisions |
-    | check the reply | "Before you answer, check that your reply ..." | answering turn | reply step | 1 judgement |
-    | act on a doubt | its own doubt; a FAIL note naming a question | same turn | next classify | 2 decisions |
-    | quote the facts | writing the reply from lookups | answering turn | reply step | 1 decision/question |
+    | look up as a handler | "You handle <category> tickets" | — | a ladder rung | 1 decision (argument) |
+    | retry a lookup | "If a lookup fails, ... try again", an error | next turn | next rung | 2 decisions |
+    | check the reply | "Before you answer, check ..."; "Review this reply" | answering turn | check | 1 judgement |
+    | act on a doubt | its own doubt; a FAIL note naming a question | same turn | next rung | 2 decisions |
+    | quote the facts | writing the reply from lookups | answering turn | code | 1 decision/question |
 
-    Planning decides each question's category and argument (crowded); a retry or a re-lookup never repeats a
-    call already tried for the question, at most 2 per question (the retry instruction says so). The check
-    is one judgement at `checker_error_rate` in the call that writes the reply (no extra call, as for the
-    agent); a doubt points at the first unanswered question (a random one, doubting a good reply): an agent
-    looks it up again at once, a step without tools ends its reply with the FAIL note a reviewer would write,
-    and the next planning step reads it. An error in view is an error tool_result or a quoted `-> Error` line.
+    Planning decides each question's category and argument (crowded); a retry never repeats a call already
+    tried for the question, at most 2 per question. The check is one judgement at `checker_error_rate`.
+
+    Intended differences (`wva audit`):
+
+    | decision | designs | cause |
+    |---|---|---|
+    | `support|argument` | route, route:ladder, route:plain, evaluate_optimize | a handler knows its category: fair |
+    | `support|category` | agent, single, chain, orchestrate, route:each | crowding: 2 decisions/question a reply |
+
+    A handler knows its category because the route told it: the classifier decided it, charged once as
+    `support|category`, so the handler decides the argument alone (k=1). That is fair: every design decides
+    a question's category once per attempt (the agent in its planning reply, with the argument, k=2), and a
+    handler of another category gets nothing free: it has no question of its own, asks for an identifier,
+    and the check fails it. A reply planning lookups carries 2 decisions per question whoever sends it.
     """
 
     name = "support"
@@ -215,11 +225,24 @@ class Support(FamilyBase):
         ])
 
     def design_route(self, env: Environment) -> Route | Chain:
-        """The declared comparator (`comparator`); `plain=true`: the textbook route (one label per ticket, a
-        handler with its category's tool for one round)."""
-        if not self.plain:
-            return comparator.design(env.tools, self.issues.high)
-        handlers = {c: LLM(f"handle_{c}", "{task}", _handler_system(c), self._only(env, c)) for c in st.CATEGORIES}
+        """The declared comparator: the ladder for one-question tickets, else `route:each`; `plain=true`: the
+        textbook route."""
+        if self.plain:
+            return self.design_route__plain(env)
+        return self.design_route__ladder(env) if self.issues.high == 1 else self.design_route__each(env)
+
+    def design_route__ladder(self, env: Environment) -> Chain:
+        """The triage ladder: classify once, then each category's handler and a check, climbing in code (`ladder`)."""
+        return ladder.design(env.tools)
+
+    def design_route__each(self, env: Environment) -> Chain:
+        """Each question classified, its category's lookup in code, the agent's retries and check (`comparator`)."""
+        return comparator.design(env.tools, self.issues.high)
+
+    def design_route__plain(self, env: Environment) -> Route:
+        """The textbook route: one label per ticket, a handler with its category's tool for one round."""
+        handlers = {c: LLM(f"handle_{c}", "{task}", ladder.handler_system(c), self._only(env, c))
+                    for c in st.CATEGORIES}
         return Route(_classifier(), handlers)
 
     def design_orchestrate(self, env: Environment) -> Orchestrate:
@@ -250,7 +273,7 @@ class Support(FamilyBase):
                         "which question is not answered.\n\nThe ticket:\n{task}\n\nReply to review:\n{input}",
                         st.SYSTEM)
         loops = {c: EvaluateOptimize(LLM("generate", "{task}\n\nFeedback on your previous reply (none in the first "
-                                         "round): {feedback}", _handler_system(c), self._only(env, c)), evaluator,
+                                         "round): {feedback}", ladder.handler_system(c), self._only(env, c)), evaluator,
                                      max_rounds=3) for c in st.CATEGORIES}
         return Route(_classifier(), loops, pattern="evaluate_optimize")
 
@@ -271,11 +294,6 @@ class Support(FamilyBase):
 def _classifier() -> LLM:
     return LLM("classify", f"{st.MARK} {st.CLASSIFY}: billing, shipping, account or technical? Reply with one "
                "word.\n\n{task}", st.SYSTEM)
-
-
-def _handler_system(category: str) -> str:
-    return (f"{st.SYSTEM} {st.HANDLER.format(category=category)}: find the {st.ID_KIND[category]} in the ticket, look "
-            f"it up with {st.TOOL_OF[category]}, then answer, quoting the facts exactly.")
 
 
 def _join_sections(outputs: list[str]) -> str:
