@@ -52,7 +52,7 @@ def request_params(sim: Any, path: str, headers: Any, raw: bytes) -> dict[str, A
         params = chat_wire.request(path, json.loads(raw or b"null"))
     except anthropic.APIStatusError as exc:  # a chat-completions parameter OpenAI would refuse
         return exc
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a body nested deeper than the parser goes ([[[[...)
         params = None
     if not isinstance(params, dict):
         return faults.invalid_request("There was an error parsing the body of your request")
