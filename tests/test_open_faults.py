@@ -158,3 +158,31 @@ def test_a_garbage_runs_csv_is_one_line_naming_the_file(tmp_path: Path, capsys: 
     assert cli.main(["criterion", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{tmp_path / 'runs.csv'}: cannot be read as a table" in err[0], err
+
+
+def test_the_sim_server_emulates_a_rate_limited_account_with_the_api_s_headers() -> None:
+    import re
+
+    import httpx
+
+    with SimServer(rate_limit_rpm=3, rate_limit_itpm=1000, rate_limit_otpm=500) as server:
+        client = anthropic.Anthropic(base_url=server.url, api_key="x", max_retries=0)
+        params = {"model": "claude-sonnet-4-5", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}]}
+        raw = client.messages.with_raw_response.create(**params)  # type: ignore[call-overload]
+        stamp = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")  # RFC 3339
+        for kind in ("requests", "input-tokens", "output-tokens", "tokens"):
+            assert raw.headers[f"anthropic-ratelimit-{kind}-limit"] in ("3", "1000", "500")
+            assert int(raw.headers[f"anthropic-ratelimit-{kind}-remaining"]) >= 0
+            assert stamp.fullmatch(raw.headers[f"anthropic-ratelimit-{kind}-reset"])
+        assert raw.headers["anthropic-ratelimit-requests-remaining"] == "2"
+        client.messages.create(**params)
+        client.messages.create(**params)
+        with pytest.raises(anthropic.RateLimitError) as caught:  # the fourth request within the minute
+            client.messages.create(**params)
+        assert int(caught.value.response.headers["retry-after"]) >= 1
+        assert caught.value.body["error"]["type"] == "rate_limit_error"  # type: ignore[index]
+        assert "3 requests per minute" in caught.value.body["error"]["message"]  # type: ignore[index]
+        reply = httpx.post(f"{server.url}/v1/chat/completions", json={**params, "model": "sim"})
+        assert reply.status_code == 429 and reply.headers["x-ratelimit-limit-requests"] == "3"
+        assert reply.headers["x-ratelimit-reset-tokens"].endswith("s")
+        assert server.account.limited == 2

@@ -131,7 +131,8 @@ class Handler(BaseHTTPRequestHandler):
         if fault == netfaults.SLOW and (instead := sim.wait_slow()) is not None:
             return self._send(*instead)
         try:
-            self._send(*sim.answer(params, self.headers.get(STREAM_HEADER)))
+            self._send(*sim.respond(params, self.headers.get(STREAM_HEADER),
+                                    openai=self.path.split("?")[0] == chat_wire.PATH))
         except Exception:  # a policy's bug: a 500 for the client, the traceback for the log
             log.exception("sim server: the simulated model failed")
             self._send_error(faults.server_error())
