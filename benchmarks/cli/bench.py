@@ -57,8 +57,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--prompt-cache", type=on_off, default=True, metavar="on|off", help=PROMPT_CACHE_HELP)
     p.add_argument("--concurrency", type=positive_int, default=16, metavar="C",
                    help="trials in flight (default: 16)")
-    p.add_argument("--max-in-flight", type=positive_int, default=8, metavar="M",
-                   help="model calls in flight, shared by all trials, for a real API (default: 8)")
     p.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="output folder (default: results)")
     p.add_argument("--resume", action="store_true",
                    help="keep the finished trials in --out and run only the missing ones (the folder's settings and "

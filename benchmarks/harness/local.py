@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from benchmarks.harness.adaptive import AdaptiveBound
 from benchmarks.harness.breaker import Breaker
 from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.errors import CapReached, SweepCapped, SweepStopped
@@ -19,18 +20,19 @@ Record = Callable[..., None]  # bench's record(spec, row, events, *, logged=Fals
 
 
 class BoundedModel:
-    """A model whose calls in flight are bounded by a shared semaphore (rate limits are per account)."""
+    """A model whose calls in flight are bounded by one shared bound (rate limits are per account): `bound`
+    calls at most, fewer while the provider answers 429 or 529 (`AdaptiveBound`, additive increase and
+    multiplicative decrease)."""
 
     def __init__(self, inner: Any, bound: int) -> None:
         self.inner = inner
-        self._bound = asyncio.Semaphore(bound)
+        self.bound = AdaptiveBound(bound)
 
     def __getattr__(self, name: str) -> Any:  # clock, price_id and the like
         return getattr(self.inner, name)
 
     async def create(self, **params: Any) -> Any:
-        async with self._bound:
-            return await self.inner.create(**params)
+        return await self.bound.run(lambda: self.inner.create(**params))
 
 
 async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,

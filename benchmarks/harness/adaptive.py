@@ -1,0 +1,69 @@
+"""Model calls in flight, adapted to the provider's signals: additive increase, multiplicative decrease (AIMD).
+
+A fixed bound either crawls below an account's rate limit or runs into 429 storms. This bound is TCP's
+congestion rule applied to model calls, shared by every trial of the process (`BoundedModel`):
+
+- it starts at `min(2, ceiling)` calls in flight, and each call that returns adds `1 / limit`, so the
+  limit grows by one call per round of `limit` calls, up to the ceiling (`--max-in-flight`);
+- a call answered 429 (rate limited) or 529 (overloaded) halves it, never below one; only a call sent
+  since the last cut cuts again, so the burst of 429s that one overshoot brings halves it once, not
+  once per call (the epoch rule); the call itself waits its `retry-after` in the retry policy;
+- other failures (a 500, a timeout, a 400) say nothing of the account's limits and leave it as it is.
+
+It reads the status of each failure, so it works for every provider whose errors keep their status
+(`patterns.openai_model` raises OpenAI's with theirs). `rate_limited` counts the 429s, for the progress line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Any
+
+SLOWED = frozenset({429, 529})
+
+
+class AdaptiveBound:
+    """An asyncio bound on calls in flight whose size follows AIMD (module docstring)."""
+
+    def __init__(self, ceiling: int, start: int = 2) -> None:
+        if ceiling < 1:
+            raise ValueError(f"the ceiling on calls in flight must be >= 1, got {ceiling}")
+        self.ceiling = ceiling
+        self.limit = float(min(start, ceiling))
+        self.in_flight = 0
+        self.epoch = 0  # bumped at each cut: a failure of a call sent before it does not cut again
+        self.rate_limited = 0
+        self._changed = asyncio.Condition()
+
+    async def acquire(self) -> int:
+        """Wait for room; the epoch the call was sent in (give it back to `release`)."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.in_flight < math.floor(self.limit))
+            self.in_flight += 1
+            return self.epoch
+
+    async def release(self, epoch: int, failure: BaseException | None = None) -> None:
+        status = getattr(failure, "status_code", None)
+        async with self._changed:
+            self.in_flight -= 1
+            if status == 429:
+                self.rate_limited += 1
+            if status in SLOWED:
+                if epoch == self.epoch:
+                    self.limit = max(1.0, self.limit / 2)
+                    self.epoch += 1
+            elif failure is None:
+                self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
+            self._changed.notify_all()
+
+    async def run(self, call: Any) -> Any:
+        """`await call()` inside the bound."""
+        epoch = await self.acquire()
+        try:
+            result = await call()
+        except BaseException as exc:
+            await self.release(epoch, exc)
+            raise
+        await self.release(epoch)
+        return result

@@ -1,0 +1,69 @@
+"""The AIMD bound on calls in flight (benchmarks/harness/adaptive.py), against hand-computed steps and through
+the real SDK against a sim server that rate-limits."""
+
+from __future__ import annotations
+
+import asyncio
+
+import anthropic
+import pytest
+
+from benchmarks.harness.adaptive import AdaptiveBound
+from patterns.sim import faults
+
+
+def test_additive_increase_and_one_halving_per_overshoot() -> None:
+    async def steps() -> list[float]:
+        bound = AdaptiveBound(ceiling=8)
+        seen = [bound.limit]  # 2
+        for _ in range(2):
+            await bound.release(await bound.acquire())
+            seen.append(bound.limit)  # 2 + 1/2 = 2.5, then 2.5 + 1/2.5 = 2.9
+        first, second = await bound.acquire(), await bound.acquire()  # both sent in epoch 0
+        await bound.release(first, faults.rate_limited(1.0))
+        seen.append(bound.limit)  # 2.9 / 2 = 1.45
+        await bound.release(second, faults.overloaded(1.0))  # the same overshoot: no second cut
+        seen.append(bound.limit)
+        await bound.release(await bound.acquire(), faults.server_error())  # a 500 says nothing of the limits
+        seen.append(bound.limit)
+        assert bound.rate_limited == 1
+        return seen
+
+    assert asyncio.run(steps()) == pytest.approx([2.0, 2.5, 2.9, 1.45, 1.45, 1.45])
+
+
+def test_the_ceiling_holds_and_the_floor_is_one() -> None:
+    async def run() -> tuple[float, float, int]:
+        bound = AdaptiveBound(ceiling=3)
+        for _ in range(50):
+            await bound.release(await bound.acquire())
+        high = bound.limit
+        for _ in range(10):
+            await bound.release(await bound.acquire(), faults.rate_limited(1.0))
+        peak = 0
+
+        async def call() -> None:
+            nonlocal peak
+            peak = max(peak, bound.in_flight)
+            await asyncio.sleep(0)
+
+        bound.limit = 3.0
+        await asyncio.gather(*(bound.run(call) for _ in range(20)))
+        return high, min(1.0, bound.limit), peak
+
+    high, low, peak = asyncio.run(run())
+    assert high == 3.0 and low == 1.0 and peak <= 3
+
+
+def test_a_failure_is_raised_through_the_bound_and_frees_its_place() -> None:
+    async def run() -> int:
+        bound = AdaptiveBound(ceiling=2)
+
+        async def refused() -> None:
+            raise faults.rate_limited(1.0)
+
+        with pytest.raises(anthropic.RateLimitError):
+            await bound.run(refused)
+        return bound.in_flight
+
+    assert asyncio.run(run()) == 0
