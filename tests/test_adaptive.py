@@ -67,3 +67,19 @@ def test_a_failure_is_raised_through_the_bound_and_frees_its_place() -> None:
         return bound.in_flight
 
     assert asyncio.run(run()) == 0
+
+
+def test_the_progress_line_counts_429s_and_prompt_tokens_per_minute() -> None:
+    import io
+
+    from benchmarks.cli.progress import Progress
+
+    out = io.StringIO()
+    bar = Progress(3, stream=out, every_s=0)
+    bar.update(False, {"input_tokens": 100, "cache_read_tokens": 50, "error_kinds": "RateLimitError;RateLimitError"})
+    bar.update(True, {"input_tokens": 10, "error_kinds": "OverloadedError;RateLimitError"})
+    lines = out.getvalue().splitlines()
+    assert lines[-1].endswith(" 3 429s") and " tokens/min " in lines[-1] and bar.prompt_tokens == 160
+    quiet = io.StringIO()
+    Progress(1, stream=quiet, every_s=0).update(False, {"error_kinds": ""})  # no tokens reported: no such figures
+    assert "tokens/min" not in quiet.getvalue()

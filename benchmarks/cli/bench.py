@@ -178,7 +178,7 @@ def on_each_trial(progress: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     first_code_error = FirstCodeError()
 
     def on_trial(row: dict[str, Any]) -> None:
-        progress["bar"].update(row["terminal"] == "error")
+        progress["bar"].update(row["terminal"] == "error", row)
         if line := first_code_error(row):
             progress["bar"].message(f"wva: {line}")
 

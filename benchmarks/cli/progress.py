@@ -1,4 +1,8 @@
-"""Progress of a sweep on stderr: a one-line bar on a terminal, a plain line now and then otherwise."""
+"""Progress of a sweep on stderr: a one-line bar on a terminal, a plain line now and then otherwise.
+
+Once trials report prompt tokens, the line also shows the prompt tokens per minute of wall time (input,
+cache reads and writes: what an input-token rate limit counts) and the 429s the finished trials met
+(`RateLimitError` in their `error_kinds`, retried or not): how close the sweep runs to the account's limit."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ class Progress:
     def __init__(self, total: int, *, done: int = 0, quiet: bool = False, stream: TextIO | None = None,
                  every_s: float = 5.0) -> None:
         self.total, self.done, self.errors = total, done, 0
+        self.prompt_tokens, self.rate_limited = 0, 0
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
@@ -18,9 +23,13 @@ class Progress:
         self.t0 = self.last = time.monotonic()
         self.started_at = done
 
-    def update(self, failed: bool) -> None:
+    def update(self, failed: bool, row: dict[str, object] | None = None) -> None:
         self.done += 1
         self.errors += int(failed)
+        if row is not None:
+            self.prompt_tokens += sum(int(row.get(k) or 0) for k in  # type: ignore[call-overload]
+                                      ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
+            self.rate_limited += str(row.get("error_kinds") or "").split(";").count("RateLimitError")
         if self.quiet:
             return
         now = time.monotonic()
@@ -46,8 +55,10 @@ class Progress:
         filled = int(width * self.done / max(self.total, 1))
         bar = "#" * filled + "." * (width - filled)
         eta_text = f"{eta:4.0f}s" if eta != float("inf") else "   ?"
+        limits = f"  {self.prompt_tokens * 60 / max(now - self.t0, 1e-9):,.0f} tokens/min  {self.rate_limited} 429s" \
+            if self.prompt_tokens else ""
         return (f"[{bar}] {self.done}/{self.total} trials  {rate:6.1f}/s  ETA {eta_text}  "
-                f"errors {self.errors}")
+                f"errors {self.errors}{limits}")
 
     def close(self) -> None:
         if self.quiet:
