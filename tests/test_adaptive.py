@@ -20,9 +20,9 @@ def test_additive_increase_and_one_halving_per_overshoot() -> None:
             await bound.release(await bound.acquire())
             seen.append(bound.limit)  # 2 + 1/2 = 2.5, then 2.5 + 1/2.5 = 2.9
         first, second = await bound.acquire(), await bound.acquire()  # both sent in epoch 0
-        await bound.release(first, faults.rate_limited(1.0))
+        await bound.release(first, faults.rate_limited(0.0))
         seen.append(bound.limit)  # 2.9 / 2 = 1.45
-        await bound.release(second, faults.overloaded(1.0))  # the same overshoot: no second cut
+        await bound.release(second, faults.overloaded(0.0))  # the same overshoot: no second cut
         seen.append(bound.limit)
         await bound.release(await bound.acquire(), faults.server_error())  # a 500 says nothing of the limits
         seen.append(bound.limit)
@@ -39,7 +39,7 @@ def test_the_ceiling_holds_and_the_floor_is_one() -> None:
             await bound.release(await bound.acquire())
         high = bound.limit
         for _ in range(10):
-            await bound.release(await bound.acquire(), faults.rate_limited(1.0))
+            await bound.release(await bound.acquire(), faults.rate_limited(0.0))
         peak = 0
 
         async def call() -> None:
@@ -60,7 +60,7 @@ def test_a_failure_is_raised_through_the_bound_and_frees_its_place() -> None:
         bound = AdaptiveBound(ceiling=2)
 
         async def refused() -> None:
-            raise faults.rate_limited(1.0)
+            raise faults.rate_limited(0.0)
 
         with pytest.raises(anthropic.RateLimitError):
             await bound.run(refused)
@@ -83,3 +83,15 @@ def test_the_progress_line_counts_429s_and_prompt_tokens_per_minute() -> None:
     quiet = io.StringIO()
     Progress(1, stream=quiet, every_s=0).update(False, {"error_kinds": ""})  # no tokens reported: no such figures
     assert "tokens/min" not in quiet.getvalue()
+
+
+def test_a_retry_after_pauses_every_new_call() -> None:
+    async def run() -> float:
+        bound = AdaptiveBound(ceiling=4)
+        loop = asyncio.get_running_loop()
+        await bound.release(await bound.acquire(), faults.rate_limited(0.2))
+        began = loop.time()
+        await bound.release(await bound.acquire())
+        return loop.time() - began
+
+    assert 0.15 < asyncio.run(run()) < 1.0
