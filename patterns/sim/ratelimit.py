@@ -4,10 +4,10 @@ The Messages API measures an organisation's use with the token bucket algorithm:
 its per-minute size, refilled continuously at that rate (not reset on the minute). This account does the
 same with the server options `rate_limit_rpm`, `rate_limit_itpm` and `rate_limit_otpm` (0: no limit):
 
-- a request is admitted when the requests bucket holds one request, the input bucket its input tokens
-  (estimated at admission at ~4 characters a token, `patterns.usage.estimate_usage`, then corrected to the
-  reply's count) and the output bucket its `max_tokens` (the API estimates output from `max_tokens` at the
-  start and adjusts it at the end: the unused part is given back);
+- a request is admitted when the requests bucket holds one request, the input bucket its prompt tokens
+  (the simulator's count of the request, then corrected to the reply's, cache reads and writes included)
+  and the output bucket its `max_tokens` (the API estimates output from `max_tokens` at the start and
+  adjusts it at the end: the unused part is given back);
 - otherwise it is answered 429 `rate_limit_error` with `retry-after` (whole seconds until the emptiest
   bucket holds enough) and the API's words, naming the limit;
 - every reply, 429s included, carries the API's headers: `anthropic-ratelimit-{requests,input-tokens,
@@ -68,9 +68,12 @@ class Account:
     def active(self) -> bool:
         return bool(self.buckets)
 
-    def admit(self, params: dict[str, Any]) -> tuple[anthropic.APIStatusError | None, dict[str, float]]:
-        """(None, the amounts taken) if the request may go on, else (the 429 to answer, {})."""
-        wanted = {"requests": 1.0, "input": float(estimate_usage(params, None).input_tokens),
+    def admit(self, params: dict[str, Any],
+              prompt_tokens: int | None = None) -> tuple[anthropic.APIStatusError | None, dict[str, float]]:
+        """(None, the amounts taken) if the request may go on, else (the 429 to answer, {}). `prompt_tokens`: the
+        server's own count of the prompt, else an estimate of ~4 characters a token."""
+        prompt = prompt_tokens if prompt_tokens is not None else estimate_usage(params, None).input_tokens
+        wanted = {"requests": 1.0, "input": float(prompt),
                   "output": float(params.get("max_tokens") or 0)}
         with self.lock:
             now = self.clock()

@@ -40,12 +40,14 @@ from typing import Any
 import anthropic
 
 from . import faults, guard, netfaults, ratelimit
+from .cache import split
 from .generic import GenericPolicy
 from .handler import CLIENT_GONE, HTTPServer, error_reply
 from .knobs import KNOBS, parse_knobs
 from .model import SimModel
 from .policy import FirstAccepting, Policy
 from .tokens import TokenCounter
+from .validate import prepare
 
 SERVER_OPTIONS = {"slow_s": float, "require_api_key": str, "disconnect_rate": float, "slow_rate": float,
                   "malformed_rate": float, "max_body_bytes": int, "read_timeout_s": float,
@@ -176,7 +178,7 @@ class SimServer:
         headers (the OpenAI family's on the chat-completions path)."""
         if not self.account.active:
             return self.answer(params, stream)
-        refused, taken = self.account.admit(params)
+        refused, taken = self.account.admit(params, self._prompt_tokens(params))
         status, body, headers = error_reply(refused) if refused is not None else self.answer(params, stream)
         if refused is None:
             usage = (body.get("usage") or {}) if status == 200 else {}
@@ -184,6 +186,15 @@ class SimServer:
                                                           "cache_read_input_tokens"))
             self.account.settle(taken, prompt, int(usage.get("output_tokens") or 0))
         return status, body, {**headers, **self.account.headers(openai=openai)}
+
+    def _prompt_tokens(self, params: dict[str, Any]) -> int | None:
+        """The request's prompt tokens as the simulator counts them (the API knows its count at admission too);
+        None for a request it would refuse anyway."""
+        try:
+            call = prepare(split(params)[0])
+        except anthropic.APIStatusError:
+            return None
+        return self.model.tokens.count_request(system=call.system, tools=call.tools, messages=call.messages)
 
     def answer(self, params: dict[str, Any], stream: str | None = None) -> tuple[int, dict[str, Any], dict[str, str]]:
         """(status, JSON body, headers) for one request's parameters (on its stream's simulator)."""
