@@ -95,3 +95,19 @@ def test_a_retry_after_pauses_every_new_call() -> None:
         return loop.time() - began
 
     assert 0.15 < asyncio.run(run()) < 1.0
+
+
+def test_headers_that_say_the_bucket_is_low_pause_new_calls() -> None:
+    """A reply of 600 prompt tokens leaves 100 of a 6,000-a-minute bucket: the next call (600 at the mean) waits
+    (600 - 100) / 100 per second = 5 s."""
+    from anthropic.types import Usage
+
+    async def run() -> float:
+        bound = AdaptiveBound(ceiling=4)
+        loop = asyncio.get_running_loop()
+        reply = type("Reply", (), {"usage": Usage(input_tokens=600, output_tokens=5)})()
+        bound.heed(reply, {"anthropic-ratelimit-input-tokens-remaining": "100",
+                           "anthropic-ratelimit-input-tokens-limit": "6000"})
+        return bound.paused_until - loop.time()
+
+    assert asyncio.run(run()) == pytest.approx(5.0, abs=0.1)

@@ -11,6 +11,9 @@ congestion rule applied to model calls, shared by every trial of the process (`B
 - a 429 or 529's `retry-after` pauses every new call until it has passed: without the pause, the calls
   waiting for a place would each be sent at once into the same empty bucket and answered 429 in turn
   (measured: 63% of the calls answered 429 at a 30,000 input-token limit, `benchmarks/perf/rate_limits.py`);
+- after a reply whose `anthropic-ratelimit-input-tokens-remaining` header says the bucket holds less than
+  the calls in flight will take (at the mean prompt so far), new calls wait until it has refilled that much
+  at the header's `-limit` per minute: the headers bound the bound before a 429 has to;
 - other failures (a 500, a timeout, a 400) say nothing of the account's limits and leave it as it is.
 
 It reads the status of each failure, so it works for every provider whose errors keep their status
@@ -40,6 +43,7 @@ class AdaptiveBound:
         self.epoch = 0  # bumped at each cut: a failure of a call sent before it does not cut again
         self.rate_limited = 0
         self.paused_until = 0.0  # the event loop's time before which no call is sent (a retry-after)
+        self.prompts, self.prompt_tokens = 0, 0  # replies seen and their prompt tokens (the mean call's size)
         self._changed = asyncio.Condition()
 
     async def acquire(self) -> int:
@@ -72,8 +76,8 @@ class AdaptiveBound:
                 self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
             self._changed.notify_all()
 
-    async def run(self, call: Any) -> Any:
-        """`await call()` inside the bound."""
+    async def run(self, call: Any, headers: Any = None) -> Any:
+        """`await call()` inside the bound; `headers()`, after a reply, the rate-limit headers it came with."""
         epoch = await self.acquire()
         try:
             result = await call()
@@ -81,4 +85,21 @@ class AdaptiveBound:
             await self.release(epoch, exc)
             raise
         await self.release(epoch)
+        self.heed(result, headers() if headers is not None else None)
         return result
+
+    def heed(self, message: Any, headers: dict[str, str] | None) -> None:
+        """Pause new calls while the input-token bucket the headers report cannot take the calls in flight."""
+        usage = getattr(message, "usage", None)
+        prompt = sum(int(getattr(usage, k, 0) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                                             "cache_read_input_tokens"))
+        self.prompts, self.prompt_tokens = self.prompts + 1, self.prompt_tokens + prompt
+        try:
+            remaining = float((headers or {})["anthropic-ratelimit-input-tokens-remaining"])
+            per_minute = float((headers or {})["anthropic-ratelimit-input-tokens-limit"])
+        except (KeyError, ValueError):
+            return
+        needed = self.prompt_tokens / self.prompts * (self.in_flight + 1)
+        if remaining < needed and per_minute > 0:
+            wait = (needed - remaining) * 60.0 / per_minute
+            self.paused_until = max(self.paused_until, asyncio.get_running_loop().time() + wait)

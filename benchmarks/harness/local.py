@@ -32,7 +32,8 @@ class BoundedModel:
         return getattr(self.inner, name)
 
     async def create(self, **params: Any) -> Any:
-        return await self.bound.run(lambda: self.inner.create(**params))
+        return await self.bound.run(lambda: self.inner.create(**params),
+                                    lambda: getattr(self.inner, "rate_headers", None))
 
 
 async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
