@@ -22,6 +22,13 @@ DEFAULT_MODEL = "sim:error_rate=0.1"
 # (docs/criterion.md, "Stable across seeds?").
 DEFAULT_INSTANCES = 60
 
+# The largest sweep `wva bench` accepts, per task: past it a typo (`--instances 99999999999999999999`) would
+# build instances for hours before the first trial. 100,000 instances of 7 patterns x 3 trials is 2.1 million
+# trials per task, far past any sweep a paid account runs; the plan's per-task index of instance ids stays
+# under ~20 MB at this size (docs/reliability.md).
+MAX_INSTANCES = 100_000
+MAX_TRIALS = 1_000
+
 # `wva bench --until-decided`'s batch: the instances each task still running adds at each look. A third of the
 # default run, so `--until-decided` alone looks at 20, 40 and 60 instances. A smaller batch stops a little
 # sooner on average but makes twice the looks, each a pause in which every trial of the batch must end, and
@@ -30,6 +37,12 @@ DEFAULT_INSTANCES = 60
 DEFAULT_BATCH = 20
 
 SCORE_TIMEOUT_S = 60.0  # a scorer's own code, per trial (`--score-timeout`)
+# One attempt of a model call, whole, on a provider model (`--request-timeout`, `patterns.deadline`). The SDK's own
+# default is 600 s per read; a non-streamed reply of 1,024 tokens takes well under a minute. 300 s leaves room for
+# long outputs and a slow queue, and with the retry policy's 600 s bound on a call's retries (`RetryPolicy.
+# max_total_s`) a call can never hold a trial past about 15 minutes. The pre-flight's 1-token request gets
+# min(this, 30 s) (`benchmarks.harness.preflight`).
+REQUEST_TIMEOUT_S = 300.0
 # (a model grader's calls have their own timeouts)
 
 # The verdict's margins (`benchmarks.criterion.verdict`): five points of success, and a saving of 10% to count

@@ -106,6 +106,7 @@ class AnthropicModel:
         self.price_id = model_id
         self._client_kwargs = client_kwargs
         self._client: anthropic.AsyncAnthropic | None = None
+        self.rate_headers: dict[str, str] = {}  # the last reply's anthropic-ratelimit-* headers (for the harness)
 
     @property
     def client(self) -> anthropic.AsyncAnthropic:
@@ -118,6 +119,7 @@ class AnthropicModel:
     async def create(self, **params: Any) -> Message:
         raw = await self.client.messages.with_raw_response.create(model=self.model_id, **params)
         response = raw.http_response
+        self.rate_headers = {k: v for k, v in response.headers.items() if k.startswith("anthropic-ratelimit-")}
         try:
             message = await raw.parse()
         except ValueError as exc:  # json.JSONDecodeError from the SDK's parser

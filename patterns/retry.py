@@ -9,6 +9,10 @@ Never retried: 400, 401, 403, 404, 413 and other 4xx — repeating them cannot s
 The wait is exponential backoff with full jitter (AWS's "full jitter": uniform in
 [0, min(cap, base * 2**attempt)]), and a server's `retry-after` (seconds, HTTP date, or
 `retry-after-ms`) is honoured when it asks for longer, up to `max_retry_after_s`.
+`max_total_s` bounds a call's retries as a whole, counted from its first attempt's start: a retry whose
+wait would end past it is not made, and the last error is raised (default 600 s; None: no bound). With a
+per-attempt deadline (`patterns.deadline`, `--request-timeout`) a call can then never hold a trial for
+longer than `max_total_s` plus one attempt.
 """
 
 from __future__ import annotations
@@ -29,10 +33,17 @@ class RetryPolicy:
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 60.0
+    max_total_s: float | None = 600.0
 
     def __post_init__(self) -> None:
         if min(self.max_retries, self.base_delay_s, self.max_delay_s, self.max_retry_after_s) < 0:
             raise ValueError("RetryPolicy values must be >= 0")
+        if self.max_total_s is not None and not self.max_total_s >= 0:
+            raise ValueError("RetryPolicy.max_total_s must be >= 0 or None")
+
+    def in_time(self, spent_s: float, wait_s: float) -> bool:
+        """Whether a retry after waiting `wait_s`, `spent_s` after the call's first attempt began, is allowed."""
+        return self.max_total_s is None or spent_s + wait_s <= self.max_total_s
 
     def is_retryable(self, exc: BaseException) -> bool:
         if isinstance(exc, anthropic.APIConnectionError | anthropic.APIResponseValidationError):  # incl. timeouts

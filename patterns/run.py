@@ -211,13 +211,14 @@ class Run:
                 return await self.model.create(**params)
             except anthropic.APIError as again:
                 exc = again
-        policy = self.retry
+        policy, first = self.retry, start
         for attempt in range(1, policy.max_retries + 2):
-            if attempt > policy.max_retries or not policy.is_retryable(exc):
+            retried = attempt <= policy.max_retries and policy.is_retryable(exc)
+            wait = policy.delay_s(attempt - 1, exc, self.rng) if retried else 0.0  # the jitter drawn only then
+            if not (retried and policy.in_time(self.elapsed() - first, wait)):
                 self.record(Kind.ERROR, start, name=name, error_type=type(exc).__name__,
                             error=redact(str(exc))[:500], attempt=attempt)
                 raise exc
-            wait = policy.delay_s(attempt - 1, exc, self.rng)
             self.record(Kind.RETRY, start, name=name, error_type=type(exc).__name__,
                         error=redact(str(exc))[:500], attempt=attempt, detail=f"wait {wait:.3f}s")
             await self.clock.sleep(wait)

@@ -90,7 +90,8 @@ def _events(run_id: str, walk: Walk) -> list[dict[str, Any]]:
         rows.append({"run_id": run_id, "kind": "model_call", "name": "agent"})
         mine = dict(step.fields)
         for tool in sorted(step.label):
-            result = {k[len(tool) + 1:]: v for k, v in mine.items() if k.startswith(tool + ".") and k != f"{tool}.is_error"}
+            result = {k[len(tool) + 1:]: v for k, v in mine.items()
+                      if k.startswith(tool + ".") and k != f"{tool}.is_error"}
             rows.append({"run_id": run_id, "kind": "tool_call", "name": tool, "gen_ai.tool.name": tool,
                          "is_error": mine.get(f"{tool}.is_error") == "true",
                          "gen_ai.tool.call.result": json.dumps(result) if result else ""})

@@ -33,6 +33,29 @@ def positive_int(text: str) -> int:
     return _int(text, minimum=1, what="an integer >= 1")
 
 
+def at_most(ceiling: int, what: str) -> Any:
+    """An argparse type: an integer from 1 to `ceiling` (a bound that turns a typo into one line, at once)."""
+
+    def parse(text: str) -> int:
+        value = positive_int(text)
+        if value > ceiling:
+            raise argparse.ArgumentTypeError(f"expected at most {ceiling:,} {what}, got {text}")
+        return value
+
+    return parse
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
 def nonneg_int(text: str) -> int:
     return _int(text, minimum=0, what="an integer >= 0")
 

@@ -13,14 +13,17 @@ from benchmarks.cli._common import (
     UsageError,
     add_prices_option,
     apply_prices,
+    at_most,
     model_spec,
     on_off,
     positive_int,
+    seconds,
     task_list,
 )
+from benchmarks.cli.paid_options import add_paid_options, paid_settings
 from benchmarks.cli.until_decided import add_until_decided, cap_note, until_decided
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
-from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL
+from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, MAX_INSTANCES, MAX_TRIALS
 
 
 def csv_list(text: str) -> tuple[str, ...]:
@@ -45,9 +48,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="comma-separated task specs: NAME[:key=value,...], module.path:Class or a task file "
                    "path.toml (default: all five; 'wva tasks' lists them). A 'key=value' after a comma continues "
                    "the spec before it (multihop:hops=1-6,depth=3,support is two tasks); ';' also separates")
-    p.add_argument("--instances", type=positive_int, default=DEFAULT_INSTANCES, metavar="N",
+    p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"),
+                   default=DEFAULT_INSTANCES, metavar="N",
                    help=f"instances per task (default: {DEFAULT_INSTANCES})")
-    p.add_argument("--trials", type=positive_int, default=3, metavar="K", help="trials per instance (default: 3)")
+    p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=3, metavar="K",
+                   help="trials per instance (default: 3)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
     p.add_argument("--grader-model", type=model_spec, default=None, metavar="SPEC",
@@ -56,8 +61,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--prompt-cache", type=on_off, default=True, metavar="on|off", help=PROMPT_CACHE_HELP)
     p.add_argument("--concurrency", type=positive_int, default=16, metavar="C",
                    help="trials in flight (default: 16)")
-    p.add_argument("--max-in-flight", type=positive_int, default=8, metavar="M",
-                   help="model calls in flight, shared by all trials, for a real API (default: 8)")
     p.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="output folder (default: results)")
     p.add_argument("--resume", action="store_true",
                    help="keep the finished trials in --out and run only the missing ones (the folder's settings and "
@@ -83,6 +86,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--score-timeout", type=seconds, default=60.0, metavar="S",
                    help="seconds a scorer's own code may take per trial (default: 60); past it the trial is "
                    "recorded as ScorerError:Timeout")
+    add_paid_options(p)  # what a sweep on a paid model may take: time per call, money
     add_verdict_options(p)  # how the verdicts printed at the end are reached
     add_end_options(p)
     add_until_decided(p)
@@ -184,6 +188,7 @@ def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], No
                              overwrite=args.overwrite, allow_mixed=args.allow_mixed,
                              workers=args.workers, executor=args.executor, address=args.address,
                              grader_model=getattr(args, "grader_model", None), score_timeout_s=args.score_timeout,
+                             **paid_settings(args),
                              options=RequestOptions(prompt_cache=args.prompt_cache))
         families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
         config, close_tracing = with_tracing(config, args)
@@ -224,17 +229,6 @@ def with_tracing(config: Any, args: argparse.Namespace) -> tuple[Any, Callable[[
 
     tracer, provider = tracer_from_env()
     return replace(config, workers=1, tracing=Tracing(tracer, content=args.otel_content)), provider.shutdown
-
-
-def seconds(text: str) -> float:
-    """A positive, finite number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return value
 
 
 async def sweep_until_decided(config: Any, looks: Any, args: argparse.Namespace, progress: dict[str, Any],

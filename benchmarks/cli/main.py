@@ -86,9 +86,14 @@ def _exit_status(exc: SystemExit) -> int:
     return _fail(f"error: {_one_line(exc.code)}", 1)
 
 
+_PARSED: dict[str, argparse.Namespace] = {}  # this call's arguments, once parsed (read by the Ctrl-C handler)
+
+
 def _run(argv: Sequence[str] | None) -> int:
+    _PARSED.clear()
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
+    _PARSED["args"] = args
     if extras:  # argparse reports these at the top level; point at the command's own --help
         where = f"{PROG} {args.command}" if args.command else PROG
         raise UsageError(f"unrecognized arguments: {' '.join(extras)} (see '{where} --help')")
@@ -148,12 +153,13 @@ def _interrupted(argv: list[str]) -> int:
 
 
 def _kept_in(argv: list[str]) -> str | None:
-    """The `--out` folder of a `wva bench` whose journal holds finished trials, else None."""
-    try:
-        args, _ = build_parser().parse_known_args(argv)
-    except (UsageError, SystemExit):
-        return None
-    if args.command != "bench":
+    """The `--out` folder of a `wva bench` whose journal holds finished trials, else None.
+
+    Read from the arguments this call already parsed, never by parsing them again: a Ctrl-C during the
+    startup imports would re-import the half-loaded modules (a long traceback, exit 1, not 130), and before
+    the arguments were parsed no sweep can have kept anything."""
+    args = _PARSED.get("args")
+    if args is None or getattr(args, "command", None) != "bench":
         return None
     from benchmarks.harness import journal
 

@@ -1,4 +1,8 @@
-"""Progress of a sweep on stderr: a one-line bar on a terminal, a plain line now and then otherwise."""
+"""Progress of a sweep on stderr: a one-line bar on a terminal, a plain line now and then otherwise.
+
+Once trials report prompt tokens, the line also shows the prompt tokens per minute of wall time (input,
+cache reads and writes: what an input-token rate limit counts) and the 429s the finished trials met
+(`RateLimitError` in their `error_kinds`, retried or not): how close the sweep runs to the account's limit."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ class Progress:
                  every_s: float = 5.0) -> None:
         self.total, self.done, self.errors = total, done, 0
         self.classes: dict[str, int] = {}  # errors by class (benchmarks.harness.error_classes), via `trial`
+        self.prompt_tokens, self.rate_limited = 0, 0
         self.quiet = quiet
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
@@ -19,9 +24,13 @@ class Progress:
         self.t0 = self.last = time.monotonic()
         self.started_at = done
 
-    def update(self, failed: bool) -> None:
+    def update(self, failed: bool, row: dict[str, object] | None = None) -> None:
         self.done += 1
         self.errors += int(failed)
+        if row is not None:
+            self.prompt_tokens += sum(int(row.get(k) or 0) for k in  # type: ignore[call-overload]
+                                      ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
+            self.rate_limited += str(row.get("error_kinds") or "").split(";").count("RateLimitError")
         if self.quiet:
             return
         now = time.monotonic()
@@ -41,7 +50,7 @@ class Progress:
         kind = error_class(row)
         if kind is not None:
             self.classes[kind] = self.classes.get(kind, 0) + 1
-        self.update(kind is not None)
+        self.update(kind is not None, row)
 
     def message(self, text: str) -> None:
         """One line of news between progress updates (even with `quiet`): on a terminal, over the bar."""
@@ -57,8 +66,10 @@ class Progress:
         bar = "#" * filled + "." * (width - filled)
         eta_text = f"{eta:4.0f}s" if eta != float("inf") else "   ?"
         split = f" ({', '.join(f'{n} {kind}' for kind, n in sorted(self.classes.items()))})" if self.classes else ""
+        limits = f"  {self.prompt_tokens * 60 / max(now - self.t0, 1e-9):,.0f} tokens/min  {self.rate_limited} 429s" \
+            if self.prompt_tokens else ""
         return (f"[{bar}] {self.done}/{self.total} trials  {rate:6.1f}/s  ETA {eta_text}  "
-                f"errors {self.errors}{split}")
+                f"errors {self.errors}{split}{limits}")
 
     def close(self) -> None:
         if self.quiet:

@@ -13,12 +13,12 @@ from benchmarks.cli._common import (
     UsageError,
     add_prices_option,
     apply_prices,
+    at_most,
     model_spec,
     on_off,
-    positive_int,
 )
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
-from benchmarks.names import DEFAULT_MODEL
+from benchmarks.names import DEFAULT_MODEL, MAX_INSTANCES, MAX_TRIALS
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -41,9 +41,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--by-values", metavar="LIST", help="the second axis's values")
     p.add_argument("--out", type=Path, default=Path("results/sweep"), metavar="DIR",
                    help="output folder (default: results/sweep)")
-    p.add_argument("--instances", type=positive_int, default=20, metavar="N",
+    p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"),
+                   default=20, metavar="N",
                    help="instances per setting (default: 20)")
-    p.add_argument("--trials", type=positive_int, default=3, metavar="K", help="trials per instance (default: 3)")
+    p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=3, metavar="K",
+                   help="trials per instance (default: 3)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default: 0)")

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from benchmarks.criterion.bounds import Levels
-from benchmarks.harness.outputs import EVENTS, MANIFEST, RUNS, read_runs
+from benchmarks.harness.outputs import EVENTS, MANIFEST, RUNS, read_runs, read_table
 from patterns.specs import provider_of
 
 _RUN_ID = re.compile(r'\{"run_id": "([^"]*)"')  # how every line of events.jsonl begins
@@ -77,11 +77,11 @@ def criterion_inputs(out_dir: str | Path, columns: list[str]) -> tuple[Iterator[
         raise FileNotFoundError(f"no such folder: {out}")
     if not (out / RUNS).exists():
         raise FileNotFoundError(f"{out} has no {RUNS}: run 'wva bench --out {out}' first")
-    if pd.read_csv(out / RUNS, usecols=["run_id"], nrows=1).empty:
+    if read_table(out / RUNS, usecols=["run_id"], nrows=1).empty:
         raise ValueError(f"{out / RUNS} has no trials")
     manifest = read_manifest(out)
     # the success column checked whole first (one column: small), so a bad cell names its line in the file
-    read_success(pd.read_csv(out / RUNS, usecols=["success"], dtype=str)["success"], out / RUNS)
+    read_success(read_table(out / RUNS, usecols=["success"], dtype=str)["success"], out / RUNS)
 
     def blocks() -> Iterator[pd.DataFrame]:
         for block in task_blocks(out, columns):
@@ -146,7 +146,7 @@ def sim_dataset_tasks(runs: pd.DataFrame, manifest: dict[str, Any]) -> list[str]
 def folder_caveat(out_dir: str | Path) -> str | None:
     """`sim_caveat` for a results folder, reading only what it needs (the runs' model and task, the manifest)."""
     out = Path(out_dir)
-    runs = pd.read_csv(out / RUNS, usecols=["model", "task"], dtype=str)
+    runs = read_table(out / RUNS, usecols=["model", "task"], dtype=str)
     return sim_caveat(sim_dataset_tasks(runs, read_manifest(out)))
 
 

@@ -14,18 +14,22 @@ a journal as it ends, and the tidy files are written from the journals at the en
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import bench_folder as folder
 from benchmarks.harness.bench_folder import BenchOutcome
 from benchmarks.harness.config import BenchConfig
-from benchmarks.harness.errors import SweepStopped
+from benchmarks.harness.errors import SweepCapped, SweepRefused, SweepStopped
 from benchmarks.harness.local import run_specs
+from benchmarks.harness.outputs import write_manifest
 from benchmarks.harness.plan import Plan
 from benchmarks.harness.preflight import preflight
+from benchmarks.harness.spend import Spend, start_spend
 from benchmarks.harness.trial import TrialSpec
+from patterns.deadline import with_deadline
 from patterns.model import aclose_model
-from patterns.specs import load_model
+from patterns.specs import ModelSpec, load_model
 
 __all__ = ["BenchConfig", "BenchOutcome", "run_bench"]
 
@@ -53,12 +57,19 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
         if survey.action == folder.NOTHING:
             return folder.outcome(config, survey, ran=0, warnings=warnings, nothing_to_do=True)
         owns_model = model is None
+        spend = _spend(config, survey)  # before the pre-flight: a cap that cannot be kept is refused first
         model, checked = await _checked(config, model)
         try:
             claim.make()  # the folder exists from here on, locked
             doc = folder.start(config, the_plan, survey, checked, warn)
-            ran = await _run_missing(config, the_plan, survey, model, owns_model, on_trial, on_start)
-            folder.finish(config, the_plan, survey, doc)
+            try:
+                ran = await _run_missing(config, the_plan, survey, model, owns_model, on_trial, on_start, spend)
+            except SweepStopped:
+                if spend is not None and spend.reached:  # why it stopped, for the user and for the next --resume
+                    write_manifest(config.out, {**doc, "spend": spend.summary(),
+                                                "stopped": {"reason": "max_cost", **spend.summary()}})
+                raise
+            folder.finish(config, the_plan, survey, {**doc, **({"spend": spend.summary()} if spend else {})})
         finally:
             if owns_model:
                 await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
@@ -67,7 +78,7 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
 
 async def _run_missing(config: BenchConfig, the_plan: Plan, survey: Any, model: Any, owns_model: bool,
                        on_trial: Callable[[dict[str, Any]], None] | None,
-                       on_start: Callable[[int, int], None] | None) -> int:
+                       on_start: Callable[[int, int], None] | None, spend: Spend | None = None) -> int:
     """Run the trials the folder does not hold yet, each appended to the journal as it ends; how many ran."""
     from benchmarks.harness import journal
     from benchmarks.harness.shards import run_local, workers_for
@@ -98,28 +109,47 @@ async def _run_missing(config: BenchConfig, the_plan: Plan, survey: Any, model: 
                 await run_local(config, list(todo), workers, record)
             else:
                 await run_specs(todo, model, the_plan.policies, config, config.concurrency, config.max_in_flight,
-                                record, count=count)
+                                record, count=count, spend=spend)
         except ReplayMismatch:
             if survey.action == folder.FRESH:  # nothing of this failed sweep is left behind
                 log.__exit__()
                 folder.undo(config)
             raise
-        except SweepStopped as exc:  # the circuit breaker: what finished stays in the journal
-            raise SweepStopped(f"{exc}; the {survey.sources.count() + done} trials that finished are kept in "
-                               f"{config.out}/: fix the cause, then run the same command with --resume") from None
+        except SweepStopped as exc:  # the circuit breaker or the cap: what finished stays in the journal
+            then = "run it again with --resume and a higher --max-cost" if isinstance(exc, SweepCapped) else \
+                "fix the cause, then run the same command with --resume"
+            raise type(exc)(f"{exc}; the {survey.sources.count() + done} trials that finished are kept in "
+                            f"{config.out}/: {then}") from None
     return done
+
+
+def _spend(config: BenchConfig, survey: Any) -> Spend | None:
+    """The sweep's spending account under `--max-cost`, from what the folder already spent; `SweepRefused` for
+    a model whose bill cannot be capped (the simulator's or a cassette's, or one without a price)."""
+    if config.max_cost_usd is None:
+        return None
+    spec = ModelSpec.parse(config.model)
+    if spec.provider not in ("anthropic", "openai"):
+        raise SweepRefused(f"--max-cost caps what a provider model bills (anthropic:, openai:); {config.model} bills "
+                           "nothing (nothing was run)")
+    try:
+        resumed = survey.action == folder.RESUME
+        return start_spend(config.max_cost_usd, spec.target, recorded_usd(config.out) if resumed else 0.0,
+                           survey.old if resumed else None)
+    except ValueError as exc:
+        raise SweepRefused(str(exc)) from None
 
 
 async def _checked(config: BenchConfig, model: Any) -> tuple[Any, dict[str, Any] | None]:
     """(the sweep's model, what its pre-flight request took): a paid model makes one cheap call first."""
     owned = model is None
-    model = load_model(config.model) if owned else model
+    model = with_deadline(load_model(config.model) if owned else model, config.request_timeout_s)
     try:
-        checked = await preflight(model, config.model, config.retry)
+        checked = await preflight(model, config.model, config.retry, config.request_timeout_s)
         if config.grader_model and config.grader_model != config.model:  # a grader on another paid model
             grader = load_model(config.grader_model)
             try:
-                await preflight(grader, config.grader_model, config.retry)
+                await preflight(grader, config.grader_model, config.retry, config.request_timeout_s)
             finally:
                 await aclose_model(grader)
         return model, checked
@@ -129,3 +159,18 @@ async def _checked(config: BenchConfig, model: Any) -> tuple[Any, dict[str, Any]
         raise
 
 
+def recorded_usd(out: Path) -> float:
+    """The cost of the finished trials in `out` (runs.csv and the journals; a trial whose cost is unknown
+    because it made no call counts nothing)."""
+    from benchmarks.harness import journal
+    from benchmarks.harness.outputs import RUNS, read_table
+
+    columns = ("cost_usd", "grader_cost_usd")
+    total = 0.0
+    if (out / RUNS).exists():
+        frame = read_table(out / RUNS, usecols=lambda c: c in columns)
+        total += float(frame.sum(numeric_only=True).sum())
+    for path in journal.paths(out):
+        for _, record in journal.scan(path, []):
+            total += sum(float(record["row"].get(c) or 0.0) for c in columns)
+    return total

@@ -7,7 +7,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TASKS, PATTERNS, SCORE_TIMEOUT_S
+from benchmarks.names import (
+    DEFAULT_INSTANCES,
+    DEFAULT_MODEL,
+    DEFAULT_TASKS,
+    MAX_INSTANCES,
+    MAX_TRIALS,
+    PATTERNS,
+    REQUEST_TIMEOUT_S,
+    SCORE_TIMEOUT_S,
+)
 from patterns.limits import Limits
 from patterns.options import RequestOptions, on_off
 from patterns.retry import RetryPolicy
@@ -38,6 +47,12 @@ class BenchConfig:
     overwrite: bool = False  # start again in a folder that holds finished trials (`--overwrite`)
     allow_mixed: bool = False  # with resume: accept trials of another code version (`--allow-mixed`)
     score_timeout_s: float | None = SCORE_TIMEOUT_S  # a scorer's code, per trial (`--score-timeout`)
+    # A model call's attempt, whole (connect, first byte, reply), on a model behind the network (`--request-timeout`,
+    # `patterns.deadline`); never compared on resume: it changes how patient the sweep is, not what it measures.
+    request_timeout_s: float | None = REQUEST_TIMEOUT_S
+    # The sweep's spending cap in USD (`--max-cost`, `benchmarks.harness.spend`); not compared on resume: a resume
+    # with a higher cap continues the same sweep.
+    max_cost_usd: float | None = None
     # Per task label, its own instance count instead of `instances` (a sequential sweep's tasks grow look by look,
     # each to its own count: `benchmarks.studies.until_decided`). Like `instances`, never compared on resume.
     instances_by_task: tuple[tuple[str, int], ...] = ()
@@ -55,6 +70,9 @@ class BenchConfig:
         for name in ("instances", "trials", "concurrency", "max_in_flight"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        for name, ceiling in (("instances", MAX_INSTANCES), ("trials", MAX_TRIALS)):
+            if getattr(self, name) > ceiling:
+                raise ValueError(f"--{name} must be <= {ceiling:,}, got {getattr(self, name)}")
         for label, count in self.instances_by_task:
             if count < 1:
                 raise ValueError(f"{label}: instances must be >= 1, got {count}")
@@ -64,6 +82,9 @@ class BenchConfig:
             raise ValueError(f"unknown executor {self.executor!r}: choose from {', '.join(EXECUTORS)}")
         if self.resume and self.overwrite:
             raise ValueError("--resume and --overwrite contradict each other: choose one")
+        if self.max_cost_usd is not None and ((self.workers or 1) > 1 or self.executor != "local"):
+            raise ValueError("--max-cost keeps one account of the spend, in one process: drop --workers N > 1 and "
+                             "--executor ray")
         if self.allow_mixed and not self.resume:
             raise ValueError("--allow-mixed goes with --resume")
 
@@ -78,7 +99,10 @@ def settings_of(config: BenchConfig) -> dict[str, Any]:
             "instances": config.instances, "trials": config.trials,
             "prompt_cache": on_off(config.options.prompt_cache), "max_tokens": config.options.max_tokens,
             "limits": vars_of(config.limits),
-            "retry": vars_of(config.retry), "executor": config.executor,
+            # how long a call may keep retrying is how patient the sweep is, not what it measures (like the
+            # per-attempt deadline, --request-timeout): not compared on resume
+            "retry": {k: v for k, v in vars_of(config.retry).items() if k != "max_total_s"},
+            "executor": config.executor,
             "grader_model": config.grader_model or config.model,
             # a study that grows the folder (--until-decided) names its record: a plain --resume of its folder, or
             # the study's resume of a plain folder, would read the trials as the other kind of run

@@ -17,3 +17,11 @@ class SweepRefused(ValueError):
 
 class SweepStopped(RuntimeError):
     """The sweep could not go on; what finished is kept for `--resume` (exit 1)."""
+
+
+class SweepCapped(SweepStopped):
+    """The sweep stopped at its spending cap (`--max-cost`); `--resume` with a higher cap continues (exit 1)."""
+
+
+class CapReached(Exception):  # an event the harness handles (benchmarks.harness.spend), not an error of a trial
+    """A model call would have taken the sweep's spend past `--max-cost`: the trial is abandoned."""

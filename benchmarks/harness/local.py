@@ -6,10 +6,13 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from benchmarks.harness.adaptive import AdaptiveBound
 from benchmarks.harness.breaker import Breaker
 from benchmarks.harness.config import BenchConfig
-from benchmarks.harness.errors import SweepStopped
+from benchmarks.harness.errors import CapReached, SweepCapped, SweepStopped
+from benchmarks.harness.spend import TRIAL_BILL, CappedModel, Spend
 from benchmarks.harness.trial import TrialSpec, run_trial
+from patterns.deadline import with_deadline
 from patterns.model import aclose_model, can_fork
 from patterns.specs import load_model
 
@@ -17,28 +20,34 @@ Record = Callable[..., None]  # bench's record(spec, row, events, *, logged=Fals
 
 
 class BoundedModel:
-    """A model whose calls in flight are bounded by a shared semaphore (rate limits are per account)."""
+    """A model whose calls in flight are bounded by one shared bound (rate limits are per account): `bound`
+    calls at most, fewer while the provider answers 429 or 529 (`AdaptiveBound`, additive increase and
+    multiplicative decrease)."""
 
     def __init__(self, inner: Any, bound: int) -> None:
         self.inner = inner
-        self._bound = asyncio.Semaphore(bound)
+        self.bound = AdaptiveBound(bound)
 
     def __getattr__(self, name: str) -> Any:  # clock, price_id and the like
         return getattr(self.inner, name)
 
     async def create(self, **params: Any) -> Any:
-        async with self._bound:
-            return await self.inner.create(**params)
+        return await self.bound.run(lambda: self.inner.create(**params),
+                                    lambda: getattr(self.inner, "rate_headers", None))
 
 
 async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
                     concurrency: int, max_in_flight: int,
                     on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None],
-                    keep_going: Callable[[], bool] = lambda: True, *, count: int | None = None) -> None:
+                    keep_going: Callable[[], bool] = lambda: True, *, count: int | None = None,
+                    spend: Spend | None = None) -> None:
     """Run trials in this process, at most `concurrency` at once; `on_record` sees each as it ends.
 
-    `specs` may be a generator (a long sweep's plan is never a list here): `count` says how many it yields."""
-    shared = model if can_fork(model) else BoundedModel(model, max_in_flight)
+    `specs` may be a generator (a long sweep's plan is never a list here): `count` says how many it yields.
+    With a `spend` (`--max-cost`) every model call is reserved against the cap first; a trial whose call the cap
+    refuses is abandoned (never recorded), no new trial starts, and `SweepCapped` is raised at the end."""
+    capped = model if spend is None else CappedModel(model, spend)  # inside the bound: only calls sent reserve
+    shared = model if can_fork(model) else BoundedModel(capped, max_in_flight)
     breaker = Breaker(on_record)  # stops the sweep on a streak of the same hard error (breaker.py)
     count = len(specs) if count is None and isinstance(specs, list | tuple) else count
     graders: list[Any] = []  # the grader model, made when the first model-graded trial needs it
@@ -47,21 +56,31 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
         if not (config.grader_model and getattr(spec.family, "agrade", None)):
             return None
         if not graders:
-            made = load_model(config.grader_model)
+            made = with_deadline(load_model(config.grader_model), config.request_timeout_s)
             graders.append(made if can_fork(made) else BoundedModel(made, max_in_flight))
         return graders[0]
 
     queue = iter(specs)
 
+    def going() -> bool:
+        return keep_going() and breaker.keep_going() and (spend is None or not spend.reached)
+
     async def worker() -> None:
-        while keep_going() and breaker.keep_going() and (spec := next(queue, None)) is not None:
+        while going() and (spec := next(queue, None)) is not None:
+            bill = [0.0]  # the trial's own spend, seen by its task (a copy of this context) and its branches
+            TRIAL_BILL.set(bill)
             # Its own task, so its own timeline: on a virtual clock every trial starts at 0, whichever
             # trials ran before it in this worker (or process), so its event times are the same floats.
-            row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
-                                                              limits=config.limits, options=config.options,
-                                                              retry=config.retry,
-                                                              grader=grader_for(spec), tracing=config.tracing,
-                                                              score_timeout_s=config.score_timeout_s))
+            try:
+                row, events = await asyncio.create_task(run_trial(spec, shared, policy=policies[spec.task],
+                                                                  limits=config.limits, options=config.options,
+                                                                  retry=config.retry,
+                                                                  grader=grader_for(spec), tracing=config.tracing,
+                                                                  score_timeout_s=config.score_timeout_s))
+            except CapReached:
+                assert spend is not None
+                spend.abandoned, spend.abandoned_usd = spend.abandoned + 1, spend.abandoned_usd + bill[0]
+                return
             breaker(spec, row, events)
 
     try:
@@ -74,3 +93,6 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
             await aclose_model(grader)  # a grader's SDK client belongs to this event loop, as the model's does
     if breaker.tripped is not None:
         raise SweepStopped(f"stopped: {breaker.tripped}")
+    if spend is not None and spend.reached:
+        raise SweepCapped(f"stopped at --max-cost ${spend.cap_usd:g}: ${spend.spent_usd:.4f} spent, the next calls "
+                          f"could pass it ({spend.abandoned} trials in flight stopped, to run again on --resume)")

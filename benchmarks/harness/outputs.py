@@ -24,6 +24,16 @@ SUMMARY_COLUMNS = ["pattern", "task", "instance", "success", "terminal", "steps"
                    "output_tokens", "total_tokens", "cost_usd", "latency_s", "retries", "error_kinds"]
 
 
+def read_table(path: Path, **options: Any) -> Any:
+    """`pd.read_csv(path, **options)`, with a file that is not a table (torn, binary, another format) a one-line
+    ValueError naming the file, instead of pandas' own words, which name none."""
+    try:
+        return pd.read_csv(path, **options)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise ValueError(f"{path}: cannot be read as a table written by wva bench ({detail})") from None
+
+
 def read_runs(out: Path, columns: list[str] | None = None) -> pd.DataFrame:
     """runs.csv as written (keys as text, empty cells missing, floats exact), or only some of its columns.
 
@@ -31,7 +41,7 @@ def read_runs(out: Path, columns: list[str] | None = None) -> pd.DataFrame:
     into text that shares one string per value: a long sweep's rows cost a pointer per key, not a string."""
     wanted = {k for k in KEYS if columns is None or k in columns}
     shared = [k for k in wanted if k in REPEATED]
-    runs = pd.read_csv(out / RUNS, usecols=columns, keep_default_na=False, na_values=[""], float_precision="round_trip",
+    runs = read_table(out / RUNS, usecols=columns, keep_default_na=False, na_values=[""], float_precision="round_trip",
                        dtype={k: ("category" if k in REPEATED else str) for k in wanted})
     for key in shared:
         runs[key] = runs[key].astype(object)

@@ -22,8 +22,9 @@ from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.local import run_specs
 from benchmarks.harness.trial import TrialSpec, run_id
 from benchmarks.names import DRAWN
-from benchmarks.tasks.base import task_label
+from benchmarks.tasks.base import iter_instances, task_label
 from benchmarks.tasks.registry import load_task
+from patterns.deadline import with_deadline
 from patterns.model import aclose_model
 from patterns.specs import load_model
 
@@ -58,9 +59,9 @@ class TaskPlan:
     def size(self) -> int:
         return self.count * len(self.patterns) * self.trials_each
 
-    def instances(self) -> list[Any]:
-        """Made again when asked for (seeded, so the same): a sweep holds one task's instances at a time."""
-        return list(self.family.instances(self.requested, self.seed))
+    def instances(self) -> Iterator[Any]:
+        """Made again when asked for (seeded, so the same), one at a time: a sweep holds one instance at once."""
+        return iter_instances(self.family, self.requested, self.seed)
 
 
 class Plan:
@@ -77,7 +78,7 @@ class Plan:
             self.policies[label] = family.policy()
             skipped = not_offered(family, config.patterns)  # e.g. `route` for a task file without [routes]
             requested = config.instances_of(label)
-            ids = [inst.id for inst in family.instances(requested, config.seed)]
+            ids = [inst.id for inst in iter_instances(family, requested, config.seed)]
             task = TaskPlan(label, family, len(ids), tuple(p for p in config.patterns if p not in skipped), start,
                             {inst_id: i for i, inst_id in enumerate(ids)}, requested, config.trials, config.seed)
             self.tasks.append(task)
@@ -93,16 +94,19 @@ class Plan:
 
     def specs(self, positions: Iterator[int]) -> Iterator[TrialSpec]:
         """The trials at these positions (ascending), in order, each task's instances made once."""
-        task, instances = None, []
+        task: TaskPlan | None = None
+        made: Iterator[Any] = iter(())
+        current, index = None, -1  # the instance made last, and its place
         for position in positions:
             at = next(t for t in reversed(self.tasks) if t.start <= position)
             if at is not task:
-                task, instances = at, at.instances()
+                task, made, current, index = at, at.instances(), None, -1
             offset = position - at.start
             instance, rest = divmod(offset, len(at.patterns) * self.trials)
+            while index < instance:  # positions ascend: each instance is made once, when first needed
+                current, index = next(made), index + 1
             pattern, trial = divmod(rest, self.trials)
-            yield TrialSpec(at.patterns[pattern], at.label, at.family, instances[instance], trial, self.model,
-                            self.seed)
+            yield TrialSpec(at.patterns[pattern], at.label, at.family, current, trial, self.model, self.seed)
 
     def position(self, row: dict[str, Any]) -> int | None:
         """The row's place in this plan, or None if it is not one of its trials (another model, seed, task…).
@@ -149,7 +153,7 @@ def run_here(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_f
     gets a cassette's absolute path)."""
     by_id, policies = _planned(config)
     specs = [by_id[rid] for rid in run_ids]
-    model = load_model(model_spec or config.model)
+    model = with_deadline(load_model(model_spec or config.model), config.request_timeout_s)
 
     async def main() -> None:
         try:

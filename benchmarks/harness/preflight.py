@@ -9,7 +9,11 @@ under the sweep's retry policy:
 - 401, 403, 404 or any other status the policy never retries: `SweepRefused` with the provider's own
   message (secrets redacted) and what to check;
 - a fault the policy retries (429, 5xx, a connection error) that lasts through every retry:
-  `SweepStopped` — the call was right, the provider could not be reached.
+  `SweepStopped` — the call was right, the provider could not be reached;
+- no answer within the deadline, attempt after attempt (a server that accepts the connection and never
+  answers, a wrong host that swallows packets): `SweepRefused`, one line saying the server did not answer
+  and how long each attempt waited. Each attempt of the 1-token request has `min(timeout_s, 30 s)` (`timeout_s`
+  is the sweep's `--request-timeout`), and the attempts together the retry policy's `max_total_s`.
 The simulator and a replayed cassette cost nothing and need none.
 """
 
@@ -17,12 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import anthropic
 
 from benchmarks.harness.errors import SweepRefused, SweepStopped
+from patterns.deadline import Deadline
 from patterns.redact import redact
 from patterns.retry import RetryPolicy
 
@@ -39,7 +45,11 @@ def provider(spec: str) -> str | None:
     return kind if kind in KEYS else None
 
 
-async def preflight(model: Any, spec: str, retry: RetryPolicy | None = None) -> dict[str, Any] | None:
+PING_TIMEOUT_S = 30.0  # the most one attempt of the 1-token request waits, whatever --request-timeout says
+
+
+async def preflight(model: Any, spec: str, retry: RetryPolicy | None = None,
+                    timeout_s: float | None = None) -> dict[str, Any] | None:
     """None for a model that needs no pre-flight; else, once one request succeeded, what it took
     (`attempts`, and the `errors` retried on the way, by class: the manifest records them). Raises
     `SweepRefused` / `SweepStopped` (module docstring)."""
@@ -50,21 +60,34 @@ async def preflight(model: Any, spec: str, retry: RetryPolicy | None = None) -> 
     client = _client(model, kind)
     if _no_key(client, kind):
         raise SweepRefused(f"{spec}: no API key: set {KEYS[kind]} (nothing was run)")
-    rng = random.Random(0)
+    deadline = min(timeout_s or PING_TIMEOUT_S, PING_TIMEOUT_S)
+    pinged = Deadline(model, deadline)
+    rng, began = random.Random(0), time.monotonic()
     errors: list[str] = []
     for attempt in range(policy.max_retries + 1):
         try:
-            await model.create(**PING)
+            await pinged.create(**PING)
             return {"attempts": attempt + 1, "errors": errors}
         except anthropic.APIError as exc:
             if not policy.is_retryable(exc):
                 raise SweepRefused(_refused(spec, kind, exc, client)) from None
-            if attempt == policy.max_retries:
-                raise SweepStopped(f"{spec}: the pre-flight request failed {attempt + 1} times "
-                                   f"({_said(exc)}; base URL {_url(client)}): nothing was run") from None
+            wait = policy.delay_s(attempt, exc, rng)
+            if attempt == policy.max_retries or not policy.in_time(time.monotonic() - began, wait):
+                raise _gave_up(spec, attempt + 1, exc, client, deadline) from None
             errors.append(type(exc).__name__)
-            await asyncio.sleep(policy.delay_s(attempt, exc, rng))
+            await asyncio.sleep(wait)
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _gave_up(spec: str, attempts: int, exc: anthropic.APIError, client: Any, deadline: float) -> Exception:
+    """The error for a pre-flight whose every attempt failed: no answer at all is a refusal (exit 2: the base URL
+    is wrong or the server is not serving), a provider that answered with errors a stop (exit 1)."""
+    if isinstance(exc, anthropic.APITimeoutError):
+        return SweepRefused(f"{spec}: the pre-flight request got no answer within {deadline:g} s, {attempts} times "
+                            f"(base URL {_url(client)}): check that the server is up and answering, or raise "
+                            "--request-timeout (nothing was run)")
+    return SweepStopped(f"{spec}: the pre-flight request failed {attempts} times ({_said(exc)}; base URL "
+                        f"{_url(client)}): nothing was run")
 
 
 def _client(model: Any, kind: str) -> Any:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import code_errors
+from benchmarks.harness.errors import CapReached
 from benchmarks.names import SCORE_TIMEOUT_S
 from benchmarks.tasks.base import Instance
 from benchmarks.tasks.variants import design_for
@@ -126,15 +127,15 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
             design = design_for(spec.family, spec.pattern, env)
             result = await arun_workflow(design, traced or m, spec.instance.prompt, limits=limits, options=options,
                                          retry=retry, seed=spec.seed)
-        except ReplayMismatch:
-            raise  # the cassette does not fit this sweep: a usage problem, not a trial's outcome
+        except (ReplayMismatch, CapReached):
+            raise  # the cassette does not fit this sweep, or the spending cap: not a trial's outcome
         except Exception as exc:  # a bug in one trial's code is that trial's error, not the sweep's end
             return _crash_row(spec, m, exc, time.perf_counter() - wall0), []
         g = m if grader is None else trial_model(grader, replace(spec, trial=-1 - spec.trial), policy)
         try:
             score, graded = await grade_output(spec.family, spec.instance, env, result.output, g,
                                                timeout_s=score_timeout_s, retry=retry, seed=spec.seed)
-        except ReplayMismatch:
+        except (ReplayMismatch, CapReached):
             raise
         except Exception as exc:  # the run happened and was paid for: keep it, and say the score is missing
             failed = exc

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -173,6 +173,13 @@ class Family(Protocol):
     def policy(self) -> Any: ...
 
 
+def iter_instances(family: Any, n: int, seed: int) -> Iterator[Instance]:
+    """A family's first `n` instances, made lazily when it can (`FamilyBase.iter_instances`), else its list."""
+    if isinstance(family, FamilyBase) and type(family).instances is FamilyBase.instances:  # not overridden
+        return family.iter_instances(n, seed)
+    return iter(family.instances(n, seed))
+
+
 def design_of(family: Any, pattern: str, env: Environment) -> Any:
     """The one way a family's designs are found: its method `design_<pattern>(env)`."""
     if pattern not in PATTERNS:
@@ -236,7 +243,11 @@ class FamilyBase:
     def instances(self, n: int, seed: int) -> list[Instance]:
         """`self.instance(i, rng)` for i < n, each from its own generator seeded by (name, seed, i), so
         that instance i is the same whatever n is, and another seed gives other instances."""
-        return [self.instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n)]
+        return list(self.iter_instances(n, seed))
+
+    def iter_instances(self, n: int, seed: int) -> Iterator[Instance]:
+        """The same instances, made one at a time as they are asked for (a long sweep never holds them all)."""
+        return (self.instance(i, random.Random(f"{self.name}:{seed}:{i}")) for i in range(n))
 
     def design(self, pattern: str, env: Environment) -> Any:
         return design_of(self, pattern, env)

@@ -52,7 +52,7 @@ def request_params(sim: Any, path: str, headers: Any, raw: bytes) -> dict[str, A
         params = chat_wire.request(path, json.loads(raw or b"null"))
     except anthropic.APIStatusError as exc:  # a chat-completions parameter OpenAI would refuse
         return exc
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a body nested deeper than the parser goes ([[[[...)
         params = None
     if not isinstance(params, dict):
         return faults.invalid_request("There was an error parsing the body of your request")
@@ -131,7 +131,8 @@ class Handler(BaseHTTPRequestHandler):
         if fault == netfaults.SLOW and (instead := sim.wait_slow()) is not None:
             return self._send(*instead)
         try:
-            self._send(*sim.answer(params, self.headers.get(STREAM_HEADER)))
+            self._send(*sim.respond(params, self.headers.get(STREAM_HEADER),
+                                    openai=self.path.split("?")[0] == chat_wire.PATH))
         except Exception:  # a policy's bug: a 500 for the client, the traceback for the log
             log.exception("sim server: the simulated model failed")
             self._send_error(faults.server_error())

@@ -31,6 +31,8 @@ KNOBS: dict[str, tuple[type, Any, str]] = {
     "retry_after_s": (float, 1.0, "retry-after header (seconds) sent with 429 and 529"),
     "timeout_s": (float, 60.0, "modelled seconds a timed-out call costs"),
     "context_window": (int, 200_000, "input tokens above this are a 'prompt is too long' 400"),
+    "max_output_tokens": (int, 64_000, "a max_tokens above this is a 400, as the API refuses it (Claude Sonnet "
+                          "4.5's output limit)"),
     "ttft_s": (float, DEFAULT_TTFT_S, "modelled time to first token (seconds)"),
     "prefill_tps": (float, DEFAULT_PREFILL_TPS, "modelled prompt tokens processed per second"),
     "decode_tps": (float, DEFAULT_DECODE_TPS, "modelled output tokens generated per second"),
@@ -94,7 +96,7 @@ def check_knobs(values: Mapping[str, Any], unknown: Mapping[str, Any]) -> dict[s
     for name in ("retry_after_s", "timeout_s", "ttft_s", "context_decay"):
         if out[name] < 0:
             raise _bad(name, f"must be >= 0, got {out[name]!r}")
-    for name in ("prefill_tps", "decode_tps", "context_window"):
+    for name in ("prefill_tps", "decode_tps", "context_window", "max_output_tokens"):
         if out[name] <= 0:
             raise _bad(name, f"must be > 0, got {out[name]!r}")
     if sum(fault_probabilities(out).values()) > 1.0 + 1e-9:

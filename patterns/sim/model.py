@@ -70,6 +70,7 @@ class SimModel:
         fault_mix: str | tuple[float, ...] = "1/1/1/1", rate_limit_rate: float = 0.0,
         overloaded_rate: float = 0.0, server_error_rate: float = 0.0, timeout_rate: float = 0.0,
         retry_after_s: float = 1.0, timeout_s: float = 60.0, context_window: int = 200_000,
+        max_output_tokens: int = KNOBS["max_output_tokens"][1],
         ttft_s: float = KNOBS["ttft_s"][1], prefill_tps: float = KNOBS["prefill_tps"][1],
         decode_tps: float = KNOBS["decode_tps"][1], realtime: bool = False,
         price_as: str = "claude-sonnet-4-5", name: str = "sim", **unknown: Any,
@@ -202,6 +203,9 @@ class SimModel:
         try:
             params, layout = split(params)  # cache_control is not content: the policy and the seed never see it
             call = prepare(params, self.conversations)
+            if call.max_tokens > (cap := self.knobs["max_output_tokens"]):
+                raise faults.invalid_request(f"max_tokens: {call.max_tokens} > {cap}, which is the maximum allowed "
+                                             f"number of output tokens for {call.model or self.name}")
         except anthropic.APIStatusError:
             self._count_rejection("invalid_request")
             await self.clock.sleep(REJECT_S)

@@ -39,16 +39,19 @@ from typing import Any
 
 import anthropic
 
-from . import faults, guard, netfaults
+from . import faults, guard, netfaults, ratelimit
+from .cache import split
 from .generic import GenericPolicy
 from .handler import CLIENT_GONE, HTTPServer, error_reply
 from .knobs import KNOBS, parse_knobs
 from .model import SimModel
 from .policy import FirstAccepting, Policy
 from .tokens import TokenCounter
+from .validate import prepare
 
 SERVER_OPTIONS = {"slow_s": float, "require_api_key": str, "disconnect_rate": float, "slow_rate": float,
-                  "malformed_rate": float, "max_body_bytes": int, "read_timeout_s": float}
+                  "malformed_rate": float, "max_body_bytes": int, "read_timeout_s": float,
+                  "rate_limit_rpm": float, "rate_limit_itpm": float, "rate_limit_otpm": float}
 DEFAULT_SLOW_S = 10.0
 MAX_STREAMS = 4096  # forks kept for the streams clients name (x-wva-stream); the least recently used go first
 API_KEY_ENV = "WVA_SIM_API_KEY"  # `wva sim-server` takes require_api_key from here (never shown by `ps`)
@@ -60,12 +63,14 @@ class SimServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, policies: Sequence[Policy] | None = None,
                  slow_s: float = DEFAULT_SLOW_S, require_api_key: str | None = None, disconnect_rate: float = 0.0,
                  slow_rate: float = 0.0, malformed_rate: float = 0.0, max_body_bytes: int = guard.MAX_BODY_BYTES,
-                 read_timeout_s: float = guard.READ_TIMEOUT_S, **sim_knobs: Any) -> None:
+                 read_timeout_s: float = guard.READ_TIMEOUT_S, rate_limit_rpm: float = 0.0,
+                 rate_limit_itpm: float = 0.0, rate_limit_otpm: float = 0.0, **sim_knobs: Any) -> None:
         if slow_s < 0:
             raise ValueError(f"slow_s must be >= 0, got {slow_s!r}")
         if max_body_bytes < 1:
             raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes!r}")
         self.max_body_bytes = max_body_bytes
+        self.account = ratelimit.Account(rate_limit_rpm, rate_limit_itpm, rate_limit_otpm)  # 0: no limit
         self.deadlines = guard.Deadlines(read_timeout_s)
         self.host, self.port = host, port
         self.policies: list[Policy] = list(policies or [])  # append later to register a task family
@@ -166,6 +171,30 @@ class SimServer:
             while len(self._forks) > MAX_STREAMS:
                 self._forks.pop(next(iter(self._forks)))
         return fork
+
+    def respond(self, params: dict[str, Any], stream: str | None = None, *,
+                openai: bool = False) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """`answer`, through the account's rate limits when it has any (`patterns.sim.ratelimit`), with their
+        headers (the OpenAI family's on the chat-completions path)."""
+        if not self.account.active:
+            return self.answer(params, stream)
+        refused, taken = self.account.admit(params, self._prompt_tokens(params))
+        status, body, headers = error_reply(refused) if refused is not None else self.answer(params, stream)
+        if refused is None:
+            usage = (body.get("usage") or {}) if status == 200 else {}
+            prompt = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                                          "cache_read_input_tokens"))
+            self.account.settle(taken, prompt, int(usage.get("output_tokens") or 0))
+        return status, body, {**headers, **self.account.headers(openai=openai)}
+
+    def _prompt_tokens(self, params: dict[str, Any]) -> int | None:
+        """The request's prompt tokens as the simulator counts them (the API knows its count at admission too);
+        None for a request it would refuse anyway."""
+        try:
+            call = prepare(split(params)[0])
+        except anthropic.APIStatusError:
+            return None
+        return self.model.tokens.count_request(system=call.system, tools=call.tools, messages=call.messages)
 
     def answer(self, params: dict[str, Any], stream: str | None = None) -> tuple[int, dict[str, Any], dict[str, str]]:
         """(status, JSON body, headers) for one request's parameters (on its stream's simulator)."""

@@ -112,7 +112,8 @@ args = { key = "K-8" }
 
 
 def test_a_dispatch_outside_its_tools_and_a_missing_field_are_typed_failures(tmp_path: Path) -> None:
-    only = LOOP.replace('dispatch = "{input.next.tool}"', 'dispatch = "{input.next.tool}"\ntools = ["registry", "ledger"]')
+    only = LOOP.replace('dispatch = "{input.next.tool}"',
+                        'dispatch = "{input.next.tool}"\ntools = ["registry", "ledger"]')
     runs = _runs(_task_file(tmp_path, only), tmp_path / "out")
     assert runs[1]["error_kinds"] == "UnknownTool"  # archive is not among the dispatch's tools
     missing = LOOP.replace("{input.next.key}", "{input.next.id}")

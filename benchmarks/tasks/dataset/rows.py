@@ -5,44 +5,79 @@ scorer needs none: `model:` or a Python function), `id` (optional: `<name>-<row>
 ids must be unique), and any other fields (e.g. `category`, which labels a row's route; with
 `[routes]` it must be one of them). Only the environment and the scorer read `target` and the
 fields; the model sees `input` alone. Every problem is one ValueError line naming the row.
+
+A row longer than `MAX_ROW_CHARS` (4 Mi characters, about a million tokens: the largest context window
+offered) is refused on reading, naming its line: no model could read it, and a stray 50 MB line (a
+binary pasted into the file) would otherwise be held in memory and sent to the model, trial after trial.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from benchmarks.tasks.base import Instance
 
+MAX_ROW_CHARS = 4 * 1024 * 1024
+
+
+def _too_long(path: Path, number: int) -> ValueError:
+    return ValueError(f"{path.name}: line {number} is longer than {MAX_ROW_CHARS:,} characters, the limit for one "
+                      "row (about a million tokens, more than any model reads)")
+
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path.name}: line {number} is not JSON: {exc.msg}") from None
-        if not isinstance(row, dict):
-            raise ValueError(f"{path.name}: line {number} must be a JSON object, got {type(row).__name__}")
-        rows.append({**row, "_line": number})
+    with path.open(encoding="utf-8") as f:
+        for number, line in enumerate(_lines(f, path), 1):
+            if line.strip():
+                rows.append(_json_row(path, number, line))
     return rows
 
 
+def _lines(f: Any, path: Path) -> Iterator[str]:
+    """The file's lines, each read with a bound: a line past the limit is refused before it is all in memory."""
+    number = 0
+    while line := f.readline(MAX_ROW_CHARS + 1):
+        number += 1
+        if len(line) > MAX_ROW_CHARS:
+            raise _too_long(path, number)
+        yield line
+
+
+def _json_row(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path.name}: line {number} is not JSON: {exc.msg}") from None
+    if not isinstance(row, dict):
+        raise ValueError(f"{path.name}: line {number} must be a JSON object, got {type(row).__name__}")
+    return {**row, "_line": number}
+
+
 def _read_csv(path: Path) -> list[dict[str, Any]]:
+    if csv.field_size_limit() < MAX_ROW_CHARS:  # csv's own default (131,072) would refuse a long but fine cell
+        csv.field_size_limit(MAX_ROW_CHARS)
     with path.open(encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
-        if not reader.fieldnames:
-            return []
-        rows = []
-        for row in reader:
-            if None in row:
-                raise ValueError(f"{path.name}: line {reader.line_num} has more cells than the header")
-            rows.append({**{k: v for k, v in row.items() if v != ""}, "_line": reader.line_num})
-        return rows
+        try:
+            return _csv_rows(reader, path)
+        except csv.Error:  # a cell past the limit (csv says only "field larger than field limit")
+            raise _too_long(path, reader.line_num + 1) from None
+
+
+def _csv_rows(reader: csv.DictReader[str], path: Path) -> list[dict[str, Any]]:
+    if not reader.fieldnames:
+        return []
+    rows = []
+    for row in reader:
+        if None in row:
+            raise ValueError(f"{path.name}: line {reader.line_num} has more cells than the header")
+        rows.append({**{k: v for k, v in row.items() if v != ""}, "_line": reader.line_num})
+    return rows
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

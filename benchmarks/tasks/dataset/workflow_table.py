@@ -164,7 +164,8 @@ def _loop(path: Path, at: str, where: str, name: str, raw: dict[str, Any], befor
         raise ValueError(f"{where}: a loop needs a list of steps ([[workflow.steps.steps]] tables)")
     steps = _steps(path, body, [*before, name], f"{at}.")
     equals = until.get("equals")
-    return StepSpec(name, body=steps, max_rounds=rounds, until=(until["field"], None if equals is None else str(equals)))
+    until_at = (until["field"], None if equals is None else str(equals))
+    return StepSpec(name, body=steps, max_rounds=rounds, until=until_at)
 
 
 def check_tools(path: Path, steps: tuple[StepSpec, ...], tools: ToolSet | None) -> None:
