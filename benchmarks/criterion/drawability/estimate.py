@@ -20,11 +20,10 @@ spread of those recomputations gives the standard error; the interval is the est
 instance's trials agree with each other far more than with other instances'. When every tested walk fitted
 (or none did) there is nothing to spread: see `interval`.
 
-Its coverage was checked by simulation on the four synthetic processes of `tests/synthetic_walks.py`
-(trials correlated within instances; `tests/test_drawability_truth.py` runs it at 30 instances): at
-nominal 95 % it covered the true value 94.5–100 % of the time from 12 to 100 instances (200 folders
-each), with a bias under 0.005. It is on the cautious side: about 1.3 times as wide as the estimate's
-actual spread at 60 instances (the splits' own randomness and the jackknife's known upward bias).
+Its coverage was checked by simulation on the ten synthetic processes of `tests/synthetic_walks.py`
+(trials correlated within instances): over 150 folders of 30 instances × 3 trials each, at nominal 95 % it
+covered the true value 94.0–100 % of the time (`python -m benchmarks.perf.drawability_gap`;
+`tests/test_drawability_truth.py` checks at least 85 % on routing and the random walk).
 """
 
 from __future__ import annotations
