@@ -13,6 +13,7 @@ from benchmarks.harness import plan as plan_module
 from benchmarks.harness.bench import BenchConfig, run_bench
 from benchmarks.report.charts.style import OTHER, colour, ordered
 from benchmarks.tasks import base
+from benchmarks.tasks import variants as variants_module
 from benchmarks.tasks.registry import load_task
 
 NEW = "debate"  # a pattern no family designs yet
@@ -29,6 +30,7 @@ def test_a_sweep_with_a_new_pattern_runs_the_families_that_design_it_and_skips_t
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(base, "PATTERNS", WITH_NEW)
     monkeypatch.setattr(config_module, "PATTERNS", WITH_NEW)
+    monkeypatch.setattr(variants_module, "PATTERNS", WITH_NEW)  # where design names are checked
     config = BenchConfig(patterns=("chain", NEW, "agent"), tasks=("pipeline",), instances=2, trials=1,
                          out=tmp_path / "r")
     the_plan = plan_module.Plan(config)

@@ -97,9 +97,9 @@ NO_CALLS = "no model call succeeded in any trial of this task, so nothing was me
 
 def columns_read(out_dir: str | Path) -> list[str]:
     """COLUMNS_READ, and `error_kinds` where runs.csv has it (a folder from before it has not)."""
-    from benchmarks.harness.outputs import RUNS
+    from benchmarks.harness.outputs import RUNS, read_table
 
-    header = pd.read_csv(Path(out_dir) / RUNS, nrows=0).columns if (Path(out_dir) / RUNS).exists() else []
+    header = read_table(Path(out_dir) / RUNS, nrows=0).columns if (Path(out_dir) / RUNS).exists() else []
     return COLUMNS_READ + (["error_kinds"] if "error_kinds" in header else [])
 
 
