@@ -6,8 +6,10 @@ Runs the default sweep end to end as a user does (a fresh `python -m benchmarks 
 process: imports, the sweep, the drawn comparator, the tidy files, the criterion and its readings), in a
 scratch folder, `--repeat` times. Prints per run the wall-clock seconds, the CPU seconds of the process
 (user + system, from `getrusage` of the finished child: on a machine other work shares, the figure that
-does not grow with the load), `sweep_seconds` from its manifest, and the one-minute load average before
-it started. Then times the criterion alone on the last folder (CPU seconds, in this process), with and
+does not grow with the load), `sweep_seconds` from its manifest and from the drawn phase's (`drawn/manifest.json`),
+and the one-minute load average before it started; first, the machine it runs on (CPU, cores, Python: a
+timing means little without them). `--args "--no-drawn"` times the run without the drawn phase. Then times
+the criterion alone on the last folder (CPU seconds, in this process), with and
 without the reviewer's readings (stability, the claims' p-values, the other comparator), so the cost of
 each part is visible. The target: under 60 s on two cores.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import resource
 import shlex
 import subprocess
@@ -27,6 +30,15 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def machine() -> str:
+    """CPU model, cores and Python: what a timing needs beside it."""
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
+    cpu = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), cpu)
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
 def one_run(out: Path, extra: list[str]) -> dict[str, Any]:
@@ -40,7 +52,10 @@ def one_run(out: Path, extra: list[str]) -> dict[str, Any]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     manifest = json.loads((out / "manifest.json").read_text())
-    return {"wall": wall, "cpu": cpu, "sweep": float(manifest.get("sweep_seconds") or 0.0), "load": load}
+    drawn = out / "drawn" / "manifest.json"
+    drawn_s = float(json.loads(drawn.read_text()).get("sweep_seconds") or 0.0) if drawn.exists() else 0.0
+    return {"wall": wall, "cpu": cpu, "sweep": float(manifest.get("sweep_seconds") or 0.0), "drawn": drawn_s,
+            "load": load}
 
 
 def criterion_cpu(out: Path, readings: bool) -> float:
@@ -64,12 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=1, help="runs of the default bench (default 1)")
     p.add_argument("--args", default="", help="extra `wva bench` arguments, quoted (default: none)")
     args = p.parse_args(argv)
+    print(f"machine: {machine()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="wva-perf-default-") as tmp:
         for k in range(args.repeat):
             out = Path(tmp) / f"run{k}"
             r = one_run(out, shlex.split(args.args))
-            print(f"run {k + 1}: {r['wall']:.1f} s wall, {r['cpu']:.1f} CPU s, sweep {r['sweep']:.1f} s "
-                  f"(load average {r['load']:.1f} on {os.cpu_count()} cores before it)", flush=True)
+            print(f"run {k + 1}: {r['wall']:.1f} s wall, {r['cpu']:.1f} CPU s, sweep {r['sweep']:.1f} s, "
+                  f"drawn phase {r['drawn']:.1f} s (load average {r['load']:.1f} before it)", flush=True)
         full, bare = criterion_cpu(out, True), criterion_cpu(out, False)
         print(f"the criterion alone: {full:.1f} CPU s, of which the readings (stability, claims' p-values, the "
               f"other comparator) {full - bare:.1f}")
