@@ -3,7 +3,9 @@ away from a real API key or base URL in the developer's shell."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,24 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("WVA_PRICES", "")  # the built-in price table; `--prices` in a test is undone after it
+
+
+@contextlib.contextmanager
+def one_ray_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Holds a lock shared by the run's processes while a test starts a local Ray instance: the CI command runs
+    test files side by side (pytest-xdist), and two Ray instances starting at once on 2 cores timed out."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no lock (the processes may then start Ray side by side)
+        yield
+        return
+    # the workers' base folders are popen-gw0, popen-gw1, ... in one folder: the lock file sits beside them
+    with open(tmp_path_factory.getbasetemp().parent / "wva-ray.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 # The quick subset, `pytest -m "not slow"` (README: "Tests"): every test except those of these modules, which

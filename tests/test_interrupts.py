@@ -23,12 +23,15 @@ from .test_shard_orphans import gone, live_members
 
 TOY = "examples.minimal_family:Capitals"
 MODEL = "sim:error_rate=0.3"
+# Enough trials that the interrupt lands mid-sweep (20 of 224 finished, asserted below), few enough that the
+# clean reference and each interrupted-then-resumed sweep stay seconds long (40 x 3 cost 40-75 s per test).
+INSTANCES, TRIALS = 16, 2
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and process groups")
 
 
 def argv(out: Path, *extra: str) -> list[str]:
-    return ["bench", "--tasks", TOY, "--model", MODEL, "--instances", "40", "--trials", "3", "--out", str(out),
-            "--quiet", "--concurrency", "2", *extra]
+    return ["bench", "--tasks", TOY, "--model", MODEL, "--instances", str(INSTANCES), "--trials", str(TRIALS),
+            "--out", str(out), "--quiet", "--concurrency", "2", *extra]
 
 
 def start(args: list[str]) -> subprocess.Popen[str]:
@@ -67,7 +70,7 @@ def resume(lines: list[str]) -> None:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("clean")
-    asyncio.run(run_bench(BenchConfig(tasks=(TOY,), model=MODEL, instances=40, trials=3, out=out)))
+    asyncio.run(run_bench(BenchConfig(tasks=(TOY,), model=MODEL, instances=INSTANCES, trials=TRIALS, out=out)))
     return without_wall(out)
 
 
@@ -90,7 +93,7 @@ def test_ctrl_c_mid_sweep_exits_130_in_three_lines_and_resume_completes_it(
     assert lines[0] == f"wva: interrupted: the finished trials are kept in {out}/"
     assert gone(proc.pid), live_members(proc.pid)  # no shard, server or tracker left running
     kept = finished(out)
-    assert 20 <= kept < 7 * 40 * 3
+    assert 20 <= kept < 7 * INSTANCES * TRIALS
     resume(lines)
     runs = without_wall(out)
     assert runs["run_id"].is_unique

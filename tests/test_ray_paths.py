@@ -18,7 +18,7 @@ import pytest
 
 from benchmarks.harness.ray_cluster import ClusterError, connect, reason, shown
 
-from .conftest import ROOT
+from .conftest import ROOT, one_ray_at_a_time
 from .test_shard_orphans import gone, live_members
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'workflow-vs-agent[ray]')")
@@ -40,8 +40,14 @@ def env(home: Path, **extra: str) -> dict[str, str]:
     return {**base, "HOME": str(home), "PYTHONPATH": str(ROOT), **extra}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _the_only_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with one_ray_at_a_time(tmp_path_factory):
+        yield
+
+
 @pytest.fixture(scope="module")
-def cluster(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def cluster(_the_only_ray: None, home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A one-node Ray cluster started in a folder of its own, as `ray start` on another node would be."""
     elsewhere = tmp_path_factory.mktemp("node")
     head = subprocess.Popen([sys.executable, "-c", HEAD], cwd=elsewhere, env=env(home, RAY_AUTH_MODE="token"),

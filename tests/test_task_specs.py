@@ -71,3 +71,18 @@ def test_bench_refuses_a_bad_list_in_one_line_and_writes_nothing(
     err = capsys.readouterr().err
     assert status == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert not out.exists()
+
+
+def test_a_missing_module_of_an_imported_package_leaves_the_package_as_it_was(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`benchmarks.tasks.no_such:X` from the repository's folder: one clear error, and `benchmarks` stays the package
+    already imported (a fresh copy once replaced it, and `benchmarks.criterion` was then missing for later code)."""
+    import sys
+
+    import benchmarks.criterion.table
+
+    monkeypatch.chdir(Path(benchmarks.__file__).parent.parent)
+    package = sys.modules["benchmarks"]
+    with pytest.raises(ValueError, match=r"cannot import task module 'benchmarks\.tasks\.no_such'"):
+        load_task("benchmarks.tasks.no_such:X")
+    assert sys.modules["benchmarks"] is package and package.criterion.table is benchmarks.criterion.table

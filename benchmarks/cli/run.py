@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.cli._tables import fmt_cost
     from benchmarks.harness.preflight import preflight
     from benchmarks.harness.trial import TrialSpec, trial_model, uncached_cost
+    from benchmarks.tasks.base import task_label
     from benchmarks.tasks.dataset import sim_warning
     from patterns.options import on_off as on_off_text
 
@@ -64,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
     family, instance = _task_and_instance(args)
     if warning := sim_warning(args.model, [family]):
         print(f"wva: warning: {warning}", file=sys.stderr)
-    spec = TrialSpec(args.pattern, args.task, family, instance, 0, args.model, args.seed)
+    # The trial's stream is keyed by the task's label (name + non-default parameters), as a sweep keys it, never
+    # by the spec as typed: the same task file gives the same run from any folder or checkout, and `wva run`
+    # replays trial 0 of the sweep's instance (a simulated model's outcome once hung on the file's absolute path).
+    spec = TrialSpec(args.pattern, task_label(family), family, instance, 0, args.model, args.seed)
     model = trial_model(build_model(args.model), spec, family.policy())
     grader = model if args.grader_model is None else trial_model(build_model(args.grader_model), spec, family.policy())
 

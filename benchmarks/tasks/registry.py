@@ -95,6 +95,8 @@ def _from_working_dir(module_name: str) -> ModuleType | None:
     """`module_name` found in the working directory (its top package registered in `sys.modules`, so that
     its own absolute imports work), or None; `sys.path` is left as it is."""
     top = module_name.split(".")[0]
+    if top in sys.modules:  # its package is imported and lacks the module: a fresh copy would replace the package
+        return None  # in `sys.modules` (its imported submodules then missing from it), not find the module
     spec = importlib.machinery.PathFinder.find_spec(top, [os.getcwd()])
     if spec is None or spec.loader is None:
         return None

@@ -178,3 +178,15 @@ def test_sim_server_serves_a_task_files_policy_first(monkeypatch: pytest.MonkeyP
     assert type(served[0]).__name__ == "DatasetPolicy" and served[0].marker == "[task:tickets]" and len(served) > 1
     assert main(["sim-server", "--tasks", TOML + "x"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_run_gives_the_same_trial_wherever_the_task_file_lives(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The simulated trial is keyed by the task's label, not its path: a copy elsewhere (another checkout, another
+    folder) runs the same trial, so an outcome never depends on where the repository was cloned."""
+    docs = []
+    for toml in (TOML, str(copy_example(tmp_path / "elsewhere" / "tickets"))):
+        assert main(["run", "agent", toml, "--json", "--model", "sim:error_rate=0.3"]) == 0
+        docs.append(json.loads(capsys.readouterr().out))
+    here, there = ({k: v for k, v in d.items() if k not in ("task", "latency_s")} for d in docs)
+    assert here == there
