@@ -1,5 +1,5 @@
-"""The AIMD bound on calls in flight (benchmarks/harness/adaptive.py), against hand-computed steps and through
-the real SDK against a sim server that rate-limits."""
+"""The bound on calls in flight (benchmarks/harness/adaptive.py): AIMD and the headers' ledger against
+hand-computed steps, and through the real SDK against a sim server that rate-limits."""
 
 from __future__ import annotations
 
@@ -80,9 +80,38 @@ def test_the_progress_line_counts_429s_and_prompt_tokens_per_minute() -> None:
     bar.update(True, {"input_tokens": 10, "error_kinds": "OverloadedError;RateLimitError"})
     lines = out.getvalue().splitlines()
     assert lines[-1].endswith(" 3 429s") and " tokens/min " in lines[-1] and bar.prompt_tokens == 160
+    assert "in flight" not in lines[-1]  # no bound to read
     quiet = io.StringIO()
     Progress(1, stream=quiet, every_s=0).update(False, {"error_kinds": ""})  # no tokens reported: no such figures
-    assert "tokens/min" not in quiet.getvalue()
+    assert "tokens/min" not in quiet.getvalue() and "429s" not in quiet.getvalue()
+
+
+def test_the_progress_line_shows_calls_in_flight_and_429s_as_they_happen() -> None:
+    """Two 429s at the bound (the first halves 2.0 to 1.0: the second was sent in the same epoch), one call in
+    flight: the line says so before any trial has finished or reported tokens."""
+    import gc
+    import io
+
+    from benchmarks.cli.progress import Progress
+    from benchmarks.harness.adaptive import live
+
+    gc.collect()  # no bound of an earlier test is still alive
+
+    async def run() -> str:
+        bound = AdaptiveBound(ceiling=8)
+        first, second = await bound.acquire(), await bound.acquire()
+        await bound.release(first, faults.rate_limited(0.0))
+        await bound.release(second, faults.rate_limited(0.0))
+        await bound.acquire()
+        out = io.StringIO()
+        bar = Progress(4, stream=out, every_s=0, live=live)
+        bar.update(False, {"error_kinds": ""})
+        bound.retire()
+        assert live() is None
+        return out.getvalue().splitlines()[-1]
+
+    line = asyncio.run(run())
+    assert line.endswith("errors 0  calls 1/1 in flight  2 429s")
 
 
 def test_a_retry_after_pauses_every_new_call() -> None:
@@ -97,17 +126,90 @@ def test_a_retry_after_pauses_every_new_call() -> None:
     assert 0.15 < asyncio.run(run()) < 1.0
 
 
-def test_headers_that_say_the_bucket_is_low_pause_new_calls() -> None:
-    """A reply of 600 prompt tokens leaves 100 of a 6,000-a-minute bucket: the next call (600 at the mean) waits
-    (600 - 100) / 100 per second = 5 s."""
+PARAMS = {"messages": [{"role": "user", "content": "x" * 1522}], "max_tokens": 300}  # 1,600 characters of JSON
+# with its system and tools (None): ~4 characters a token, 400 tokens (patterns.usage.estimate_usage)
+
+
+def reply(prompt: int) -> object:
     from anthropic.types import Usage
+
+    return type("Reply", (), {"usage": Usage(input_tokens=prompt, output_tokens=5)})()
+
+
+def input_headers(remaining: int, limit: int = 6000) -> dict[str, str]:
+    return {"anthropic-ratelimit-input-tokens-limit": str(limit),
+            "anthropic-ratelimit-input-tokens-remaining": str(remaining)}
+
+
+def test_the_ledger_is_the_reported_remaining_less_the_calls_sent_after() -> None:
+    """Two calls of 400 estimated tokens go; the first's reply says 1,000 of a 6,000-a-minute bucket remain
+    (100 a second) and that its prompt was 600 tokens (a ratio of 1.5 to the estimate). The ledger holds
+    1,000 - 400 (the second call, sent after it) = 600; a third call is now 400 x 1.5 = 600 tokens and goes at
+    once; a fourth waits for 600 more tokens: 6 s."""
+
+    async def run() -> tuple[float, float, float, float]:
+        bound = AdaptiveBound(ceiling=8)
+        loop = asyncio.get_running_loop()
+        first, _second = await bound.acquire(PARAMS), await bound.acquire(PARAMS)
+        await bound.release(first, None, input_headers(1000), reply(600))
+        level = bound.ledgers["input"].level_at(loop.time())
+        needs, _ = bound.needs(PARAMS)
+        start = loop.time()
+        await bound.acquire(PARAMS)
+        took = loop.time() - start
+        return level, needs["input"], took, bound._wait_s(bound.needs(PARAMS)[0], loop.time())
+
+    level, need, took, wait = asyncio.run(run())
+    assert level == pytest.approx(600, abs=1) and need == pytest.approx(600)
+    assert took < 0.5 and wait == pytest.approx(6.0, abs=0.05)
+
+
+def test_a_call_waits_for_the_refill_it_needs() -> None:
+    """100 tokens left of 6,000 a minute: a call of 400 waits (400 - 100) / 100 a second = 3 s."""
 
     async def run() -> float:
         bound = AdaptiveBound(ceiling=4)
-        loop = asyncio.get_running_loop()
-        reply = type("Reply", (), {"usage": Usage(input_tokens=600, output_tokens=5)})()
-        bound.heed(reply, {"anthropic-ratelimit-input-tokens-remaining": "100",
-                           "anthropic-ratelimit-input-tokens-limit": "6000"})
-        return bound.paused_until - loop.time()
+        await bound.release(await bound.acquire(), None, input_headers(100))
+        return bound._wait_s(bound.needs(PARAMS)[0], asyncio.get_running_loop().time())
 
-    assert asyncio.run(run()) == pytest.approx(5.0, abs=0.1)
+    assert asyncio.run(run()) == pytest.approx(3.0, abs=0.05)
+
+
+def test_each_family_takes_its_own_share() -> None:
+    """Requests take one, output tokens `max_tokens` (300), a bucket never more than it holds when full; the
+    combined tokens bucket (OpenAI's) takes prompt plus output, 400 + 300."""
+
+    async def run() -> tuple[float, float, float]:
+        bound = AdaptiveBound(ceiling=4)
+        anthropic_family = {"anthropic-ratelimit-requests-limit": "60", "anthropic-ratelimit-requests-remaining": "0",
+                            "anthropic-ratelimit-output-tokens-limit": "200",
+                            "anthropic-ratelimit-output-tokens-remaining": "200"}
+        await bound.release(await bound.acquire(), None, anthropic_family)
+        now = asyncio.get_running_loop().time()
+        anthropic_wait = bound._wait_s(bound.needs(PARAMS)[0], now)  # a request is a second away; output is full
+        other = AdaptiveBound(ceiling=4)
+        openai_family = {"x-ratelimit-limit-tokens": "60000", "x-ratelimit-remaining-tokens": "0",
+                         "x-ratelimit-reset-tokens": "60s"}
+        await other.release(await other.acquire(), None, openai_family)
+        needs, _ = other.needs(PARAMS)
+        return anthropic_wait, needs["tokens"], other._wait_s(needs, asyncio.get_running_loop().time())
+
+    anthropic_wait, tokens, openai_wait = asyncio.run(run())
+    assert anthropic_wait == pytest.approx(1.0, abs=0.05)
+    assert tokens == 700 and openai_wait == pytest.approx(0.7, abs=0.05)
+
+
+def test_a_429_reply_sets_the_ledger_too() -> None:
+    async def run() -> float:
+        bound = AdaptiveBound(ceiling=4)
+        refused = faults.status_error(429, "rate_limit_error", "limited",
+                                      headers={"retry-after": "0", **input_headers(0)})
+
+        async def call() -> None:
+            raise refused
+
+        with pytest.raises(anthropic.RateLimitError):
+            await bound.run(call, params=PARAMS)
+        return bound.ledgers["input"].level
+
+    assert asyncio.run(run()) == 0.0
