@@ -46,6 +46,7 @@ from patterns.usage import estimate_usage
 
 SLOWED = frozenset({429, 529})
 RATIOS = 32  # replies whose reported/estimated prompt ratio sizes the next estimate
+MARGIN = 1.1  # on that: a prompt estimated low is a 429; one estimated high holds back only its excess, once
 _LIVE: weakref.WeakSet[AdaptiveBound] = weakref.WeakSet()
 
 
@@ -92,6 +93,7 @@ class AdaptiveBound:
         self.prompts, self.prompt_tokens = 0, 0  # replies seen and their prompt tokens (the mean call's size)
         self.ledgers: dict[str, Ledger] = {}
         self.flying: dict[int, Sent] = {}  # calls in flight by the order they were sent
+        self.history: dict[int, Sent] = {}  # calls sent since the oldest in flight, finished or not
         self.ratios: deque[float] = deque(maxlen=RATIOS)
         self.sent = 0
         self._changed = asyncio.Condition()
@@ -103,7 +105,7 @@ class AdaptiveBound:
             estimate, prompt = 0.0, self.prompt_tokens / max(self.prompts, 1)
         else:
             estimate = float(estimate_usage(params, None).input_tokens)
-            prompt = estimate * max(self.ratios, default=1.0)
+            prompt = estimate * max(self.ratios, default=1.0) * MARGIN
         output = float(params.get("max_tokens") or 0) if params else 0.0
         needs = {"requests": 1.0, "input": prompt, "output": output}
         if "input" not in self.ledgers and "output" not in self.ledgers:
@@ -136,7 +138,7 @@ class AdaptiveBound:
                 ledger.take(needs.get(kind, 0.0), now)
             self.in_flight += 1
             self.sent += 1
-            self.flying[self.sent] = Sent(needs, estimate, self.epoch)
+            self.flying[self.sent] = self.history[self.sent] = Sent(needs, estimate, self.epoch)
             return self.sent
 
     async def release(self, ticket: int, failure: BaseException | None = None,
@@ -159,6 +161,8 @@ class AdaptiveBound:
                 self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
                 self._count(message, sent)
             self._observe(ticket, headers)
+            oldest = min(self.flying, default=self.sent + 1)  # no later reply needs what was sent before it
+            self.history = {t: h for t, h in self.history.items() if t >= oldest}
             self._changed.notify_all()
 
     def _count(self, message: Any, sent: Sent) -> None:
@@ -172,13 +176,14 @@ class AdaptiveBound:
             self.ratios.append(prompt / sent.estimate)
 
     def _observe(self, ticket: int, headers: Any) -> None:
-        """The ledger from a reply's headers: each bucket's remaining less the calls sent after this one."""
+        """The ledger from a reply's headers: each bucket's remaining less the calls sent after this one, in
+        flight or not (one that finished first may still have been admitted after this reply was written)."""
         buckets = rate_headers.read(headers, datetime.now(UTC))
         if "input" in buckets or "output" in buckets:
             buckets.pop("tokens", None)
         now = asyncio.get_running_loop().time()
         for kind, bucket in buckets.items():
-            after = sum(s.needs.get(kind, 0.0) for t, s in self.flying.items() if t > ticket)
+            after = sum(s.needs.get(kind, 0.0) for t, s in self.history.items() if t > ticket)
             self.ledgers[kind] = Ledger(bucket.limit, bucket.remaining - after, bucket.refill_per_s(), now)
 
     def retire(self) -> None:
