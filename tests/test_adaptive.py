@@ -13,24 +13,27 @@ from benchmarks.harness.adaptive import AdaptiveBound
 from patterns.sim import faults
 
 
-def test_additive_increase_and_one_halving_per_overshoot() -> None:
+def test_slow_start_additive_increase_and_one_halving_per_overshoot() -> None:
     async def steps() -> list[float]:
         bound = AdaptiveBound(ceiling=8)
         seen = [bound.limit]  # 2
         for _ in range(2):
             await bound.release(await bound.acquire())
-            seen.append(bound.limit)  # 2 + 1/2 = 2.5, then 2.5 + 1/2.5 = 2.9
+            seen.append(bound.limit)  # slow start, one more per call: 3, then 4
         first, second = await bound.acquire(), await bound.acquire()  # both sent in epoch 0
         await bound.release(first, faults.rate_limited(0.0))
-        seen.append(bound.limit)  # 2.9 / 2 = 1.45
+        seen.append(bound.limit)  # 4 / 2 = 2
         await bound.release(second, faults.overloaded(0.0))  # the same overshoot: no second cut
         seen.append(bound.limit)
         await bound.release(await bound.acquire(), faults.server_error())  # a 500 says nothing of the limits
         seen.append(bound.limit)
+        for _ in range(2):
+            await bound.release(await bound.acquire())
+            seen.append(bound.limit)  # after a cut, 1 / bound a call: 2 + 1/2 = 2.5, then 2.5 + 1/2.5 = 2.9
         assert bound.rate_limited == 1
         return seen
 
-    assert asyncio.run(steps()) == pytest.approx([2.0, 2.5, 2.9, 1.45, 1.45, 1.45])
+    assert asyncio.run(steps()) == pytest.approx([2.0, 3.0, 4.0, 2.0, 2.0, 2.0, 2.5, 2.9])
 
 
 def test_the_ceiling_holds_and_the_floor_is_one() -> None:

@@ -14,9 +14,11 @@ One controller, shared by every trial of the process (`BoundedModel`). A call is
   A call that cannot be covered yet waits for the refill (the bucket's share it needs, at most a full bucket).
   Counting a call both in the reported remaining and in "sent after" is possible and only costs a reserve of
   about one latency's worth of tokens (Little's law), never a 429; counting it in neither is not possible.
-- **The AIMD bound** (the fallback for providers that send no headers, and for overload). It starts at
-  `min(2, ceiling)` calls in flight and each call that returns adds `1 / bound`, so it grows by one call per
-  round of calls, up to the ceiling (`--max-in-flight`); a 429 (rate limited) or 529 (overloaded) halves it,
+- **The AIMD bound** (the fallback for providers that send no headers, and for overload), as TCP Reno sizes
+  its window. It starts at `min(2, ceiling)` calls in flight; until the first cut each call that returns adds
+  one (slow start: the bound doubles every round of calls, so a sweep whose calls take seconds reaches the
+  limit in a few rounds, not one round per call), and after it `1 / bound` (one call more per round), up to
+  the ceiling (`--max-in-flight`); a 429 (rate limited) or 529 (overloaded) halves it,
   never below one, once per overshoot (only a call sent since the last cut cuts again: the epoch rule). A 429
   or 529's `retry-after` pauses every new call until it has passed (the call itself waits it in the retry
   policy). Other failures (a 500, a timeout, a 400) say nothing of the limits and leave it as it is.
@@ -157,8 +159,8 @@ class AdaptiveBound:
                 if sent.epoch == self.epoch:
                     self.limit = max(1.0, self.limit / 2)
                     self.epoch += 1
-            elif failure is None:
-                self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
+            elif failure is None:  # slow start (one more per call) until the first cut, then one more per round
+                self.limit = min(float(self.ceiling), self.limit + (1.0 if self.epoch == 0 else 1.0 / self.limit))
                 self._count(message, sent)
             self._observe(ticket, headers)
             oldest = min(self.flying, default=self.sent + 1)  # no later reply needs what was sent before it

@@ -16,7 +16,9 @@ The last line reads `achieved <share> of the limit, <share> 429s`. The goal (iss
 the limit and at most 2% 429s. Both are counted by the account itself (`patterns.sim.ratelimit.Account`):
 the prompt tokens it let through (input plus cache reads and writes, what an input-token limit counts; the
 pre-flight call's and any failed trial's included, which the sweep's `runs.csv` would miss), and the
-requests it answered and refused. The wall time is that of the sweep, `run_bench` from start to end.
+requests it answered and refused. The wall time is that of the sweep, `run_bench` from start to end. The
+first line also says how many trials ended in an error: a sweep whose trials give up on their retries does
+less work than the others, so its share of the limit flatters it.
 
 `--ttft-s` sets the simulator's time to first token and makes it wait the modelled latency for real
 (`realtime`), so that a call takes time and a fixed bound of calls in flight can fall short of a high
@@ -37,6 +39,7 @@ from typing import Any
 from benchmarks.harness import local
 from benchmarks.harness.adaptive import AdaptiveBound
 from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.outputs import read_runs
 from benchmarks.tasks.registry import load_task
 from patterns.sim.server import SimServer
 
@@ -54,12 +57,14 @@ def measure(itpm: float, instances: int, max_in_flight: int, ttft_s: float = 0.0
         began = time.perf_counter()
         asyncio.run(run_bench(config))
         wall_min = (time.perf_counter() - began) / 60
+        runs = read_runs(config.out, ["terminal"])
         account = server.account
         prompt, requests = account.input_taken, account.admitted + account.limited
     past_bucket = max(prompt - itpm, 0.0)
     return {"achieved": past_bucket / (wall_min * itpm), "rate_limited": account.limited / max(requests, 1),
             "wall_min": wall_min, "ideal_min": past_bucket / itpm, "prompt_tokens": prompt,
-            "requests": requests, "limited": account.limited}
+            "requests": requests, "limited": account.limited, "trials": len(runs),
+            "failed": int((runs["terminal"] == "error").sum())}
 
 
 class FixedBound(AdaptiveBound):
@@ -89,8 +94,10 @@ def main() -> None:
         local.AdaptiveBound = FixedBound  # type: ignore[misc, assignment]
     m = measure(args.itpm, args.instances, args.max_in_flight, args.ttft_s)
     print(f"prompt tokens: {m['prompt_tokens']:,.0f} at a limit of {args.itpm:,.0f} input tokens per minute; "
-          f"{m['requests']:,} requests, {m['limited']:,} answered 429")
-    print(f"wall time: {m['wall_min']:.2f} min, ideal {m['ideal_min']:.2f} min (past the first full bucket)")
+          f"{m['requests']:,} requests, {m['limited']:,} answered 429; {m['failed']} of {m['trials']} trials ended "
+          "in an error")
+    print(f"wall time: {m['wall_min']:.2f} min, ideal {m['ideal_min']:.2f} min (past the first full bucket); "
+          f"{m['prompt_tokens'] / m['wall_min']:,.0f} tokens per minute over the whole sweep")
     print(f"achieved {m['achieved']:.2f} of the limit, {m['rate_limited']:.1%} 429s")
 
 
