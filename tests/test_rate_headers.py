@@ -73,3 +73,23 @@ def test_a_reset_in_the_past_or_a_full_bucket_refills_at_the_limit_per_minute() 
     # a reset closer than the limit allows (rounded down to the second) never makes the refill faster
     soon = {**past, "anthropic-ratelimit-input-tokens-reset": "2026-12-05T09:00:30Z"}
     assert read(soon, NOW)["input"].refill_per_s() == pytest.approx(100.0)
+
+
+def test_the_sim_account_s_headers_read_back_and_its_counts() -> None:
+    """An account of 6,000 input tokens a minute (100 a second) on a clock the test moves: a 4,000-token prompt
+    leaves 2,000, full again in 40 s; both header families say so. A second one of 4,000 is refused (it would
+    wait 20 s); the first is settled at 3,500, as its reply counted it."""
+    from patterns.sim.ratelimit import Account
+
+    now = [0.0]
+    account = Account(itpm=6000, clock=lambda: now[0])
+    refused, taken = account.admit({"max_tokens": 10}, prompt_tokens=4000)
+    assert refused is None
+    wall = datetime.now(UTC)
+    got = read(account.headers(), wall)["input"]
+    assert (got.limit, got.remaining) == (6000, 2000) and 39 <= (got.reset_s or 0) <= 40  # RFC 3339: whole seconds
+    assert read(account.headers(openai=True), wall)["tokens"] == Bucket(6000, 2000, 40.0)
+    again, _ = account.admit({"max_tokens": 10}, prompt_tokens=4000)
+    assert again is not None and again.status_code == 429 and again.response.headers["retry-after"] == "20"
+    account.settle(taken, 3500, 5)
+    assert (account.admitted, account.limited, account.input_taken) == (1, 1, 3500)
