@@ -269,3 +269,19 @@ def test_a_sweep_at_an_account_s_limits_through_the_sdk_gets_no_429(sdk: str) ->
         limited, admitted = server.account.limited, server.account.admitted
     assert admitted == 4 and tried == 4 + limited
     assert limited == 0, f"{limited} of {tried} calls answered 429"
+
+
+def test_a_remaining_that_may_have_been_rounded_up_counts_500_less() -> None:
+    """The Messages API rounds remaining tokens to the nearest thousand: 3,000 may be 2,500. 3,217 was not
+    rounded; nor is a count of requests; 0 can only have been rounded down."""
+    from benchmarks.harness.adaptive import rounded_by
+
+    assert rounded_by("input", 3000) == 500 and rounded_by("tokens", 1000) == 500
+    assert rounded_by("input", 3217) == 0 and rounded_by("requests", 3000) == 0 and rounded_by("output", 0) == 0
+
+    async def run() -> float:
+        bound = AdaptiveBound(ceiling=4)
+        await bound.release(await bound.acquire(), None, input_headers(3000))
+        return bound.ledgers["input"].level
+
+    assert asyncio.run(run()) == 2500

@@ -6,7 +6,8 @@ One controller, shared by every trial of the process (`BoundedModel`). A call is
   buckets holds (`patterns.rate_headers`: the Messages API's requests, input-tokens, output-tokens and tokens
   families, or the OpenAI-compatible `x-ratelimit-*`). The ledger keeps, per bucket, the last reported
   remaining less what the calls sent after the reporting call will take, refilled since at the bucket's rate
-  (its limit per minute, or slower if its reset says so). A call is sent only when every bucket covers it: one
+  (its limit per minute, or slower if its reset says so; a token count that may have been rounded up to a
+  thousand is taken as 500 less, `rounded_by`). A call is sent only when every bucket covers it: one
   request; its prompt, estimated from the request (~4 characters a token, `patterns.usage.estimate_usage`)
   times the largest ratio of reported to estimated prompt tokens of the last 32 replies; its `max_tokens` of
   output (the API takes `max_tokens` at the start and gives back what is unused). The combined `-tokens-`
@@ -48,6 +49,7 @@ from patterns.usage import estimate_usage
 
 SLOWED = frozenset({429, 529})
 RATIOS = 32  # replies whose reported/estimated prompt ratio sizes the next estimate
+ROUNDING = 1000.0  # the step the Messages API rounds its remaining token counts to
 MARGIN = 1.1  # on that: a prompt estimated low is a 429; one estimated high holds back only its excess, once
 _LIVE: weakref.WeakSet[AdaptiveBound] = weakref.WeakSet()
 
@@ -186,7 +188,8 @@ class AdaptiveBound:
         now = asyncio.get_running_loop().time()
         for kind, bucket in buckets.items():
             after = sum(s.needs.get(kind, 0.0) for t, s in self.history.items() if t > ticket)
-            self.ledgers[kind] = Ledger(bucket.limit, bucket.remaining - after, bucket.refill_per_s(), now)
+            level = bucket.remaining - after - rounded_by(kind, bucket.remaining)
+            self.ledgers[kind] = Ledger(bucket.limit, level, bucket.refill_per_s(), now)
 
     def retire(self) -> None:
         """Its sweep is over: `live` no longer counts it."""
@@ -203,6 +206,13 @@ class AdaptiveBound:
             raise
         await self.release(ticket, None, headers() if headers is not None else None, result)
         return result
+
+
+def rounded_by(kind: str, remaining: float) -> float:
+    """How much a reported remaining may exceed the truth: the Messages API documents its token counts as
+    rounded to the nearest thousand, so a token count that is a multiple of 1,000 may be up to 500 high (one that
+    is not was evidently not rounded). A remaining rounded down is only cautious."""
+    return ROUNDING / 2 if kind != "requests" and remaining >= ROUNDING and remaining % ROUNDING == 0 else 0.0
 
 
 def live() -> dict[str, float] | None:
