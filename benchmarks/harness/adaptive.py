@@ -9,12 +9,15 @@ One controller, shared by every trial of the process (`BoundedModel`). A call is
   (its limit per minute, or slower if its reset says so; a token count that may have been rounded up to a
   thousand is taken as 500 less, `rounded_by`). A call is sent only when every bucket covers it: one
   request; its prompt, estimated from the request (~4 characters a token, `patterns.usage.estimate_usage`)
-  times the largest ratio of reported to estimated prompt tokens of the last 32 replies; its `max_tokens` of
-  output (the API takes `max_tokens` at the start and gives back what is unused). The combined `-tokens-`
-  bucket is read only where neither the input nor the output one is reported, and takes prompt plus output.
+  times the largest ratio of reported to estimated prompt tokens of the last 32 replies, plus a 10% margin; its
+  `max_tokens` of output (the API takes `max_tokens` at the start and gives back what is unused). The combined
+  `-tokens-` bucket is read only where neither the input nor the output one is reported, and takes prompt plus
+  output.
   A call that cannot be covered yet waits for the refill (the bucket's share it needs, at most a full bucket).
-  Counting a call both in the reported remaining and in "sent after" is possible and only costs a reserve of
-  about one latency's worth of tokens (Little's law), never a 429; counting it in neither is not possible.
+  "Sent after" counts the calls sent after the reporting one whether they are still in flight or not. Counting
+  a call both in the reported remaining and in "sent after" is possible and only costs a reserve of about one
+  latency's worth of tokens (Little's law), never a 429; counting it in neither would take a call sent earlier
+  reaching the server after a later call's whole reply was written.
 - **The AIMD bound** (the fallback for providers that send no headers, and for overload), as TCP Reno sizes
   its window. It starts at `min(2, ceiling)` calls in flight; until the first cut each call that returns adds
   one (slow start: the bound doubles every round of calls, so a sweep whose calls take seconds reaches the
@@ -26,11 +29,12 @@ One controller, shared by every trial of the process (`BoundedModel`). A call is
 
 Why pace rather than only cut: the bucket starts full, so a bound that grows by AIMD alone meets the limit
 only by overshooting it, and against a fast server every call waiting for a place goes into the same empty
-bucket at once (measured: 26.6% of the calls answered 429 at a 30,000 input-token limit with AIMD and a
-pause on the input-token header, `benchmarks/perf/rate_limits.py`; 63% without the pause).
+bucket at once (measured: 26% of the calls answered 429 at a 30,000 input-token limit with AIMD and a
+pause on the input-token header, `benchmarks/perf/rate_limits.py`; 63% without the pause; 0 to 0.4% with
+the ledger: docs/paid-sweeps.md).
 
-`rate_limited` counts the 429s as they happen, and `live()` shows every bound of the process, for the
-progress line.
+`rate_limited` counts the 429s as they happen, and `live()` sums every bound of the process not yet retired
+(its sweep over), for the progress line.
 """
 
 from __future__ import annotations
