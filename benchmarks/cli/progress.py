@@ -1,6 +1,7 @@
 """Progress of a sweep on stderr: a one-line bar on a terminal, a plain line now and then otherwise.
 
-How close the sweep runs to the account's limits, once there is something to say:
+How close the sweep runs to the account's limits, once there is something to say (the line is drawn as
+trials end):
 
 - `calls 3/8 in flight`: model calls in flight and the current bound on them, read when the line is drawn
   from the bounds of this process (`live`: `benchmarks.harness.adaptive.live`);
