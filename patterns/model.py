@@ -119,7 +119,6 @@ class AnthropicModel:
     async def create(self, **params: Any) -> Message:
         raw = await self.client.messages.with_raw_response.create(model=self.model_id, **params)
         response = raw.http_response
-        self.rate_headers = {k: v for k, v in response.headers.items() if k.startswith("anthropic-ratelimit-")}
         try:
             message = await raw.parse()
         except ValueError as exc:  # json.JSONDecodeError from the SDK's parser
@@ -127,6 +126,8 @@ class AnthropicModel:
         if not isinstance(message, Message):  # a non-JSON content type: the SDK hands back the text
             kind = response.headers.get("content-type", "no content type")
             raise _malformed(response, f"the body is not a message ({kind})")
+        # Set with no await before the return, so the harness reads this reply's headers, not another call's.
+        self.rate_headers = {k: v for k, v in response.headers.items() if k.startswith("anthropic-ratelimit-")}
         return message
 
     async def aclose(self) -> None:

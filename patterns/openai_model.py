@@ -89,6 +89,7 @@ class OpenAIModel:
         self._field = max_tokens_field
         self._client_kwargs = client_kwargs
         self._client: Any = None
+        self.rate_headers: dict[str, str] = {}  # the last reply's x-ratelimit-* headers (for the harness)
 
     @property
     def client(self) -> Any:
@@ -127,7 +128,10 @@ class OpenAIModel:
         if not isinstance(completion, ChatCompletion) or not completion.choices:
             kind = response.headers.get("content-type", "no content type")
             raise _malformed(response, f"the body is not a chat completion with a choice ({kind})")
-        return to_message(completion, self.model_id)
+        message = to_message(completion, self.model_id)
+        # Set with no await before the return, so the harness reads this reply's headers, not another call's.
+        self.rate_headers = {k: v for k, v in response.headers.items() if k.lower().startswith("x-ratelimit-")}
+        return message
 
     async def aclose(self) -> None:
         """Close the client's connections (a later call opens a new client)."""

@@ -129,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     def start(total: int, done: int) -> None:
         if "bar" in progress:  # the sweep of the next look
             progress["bar"].close()
-        progress["bar"] = Progress(total, done=done, quiet=args.quiet)
+        from benchmarks.harness.adaptive import live  # the bounds on calls in flight, for the line
+
+        progress["bar"] = Progress(total, done=done, quiet=args.quiet, live=live)
 
     callbacks = {"on_start": start, "on_warning": warn, "on_trial": on_each_trial(progress)}
     try:

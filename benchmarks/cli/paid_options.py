@@ -25,7 +25,8 @@ def dollars(text: str) -> float:
 def add_paid_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-in-flight", type=positive_int, default=8, metavar="M",
                    help="the ceiling on model calls in flight, shared by all trials, for a real API (default: 8); "
-                   "below it the bound adapts: one more per round of calls answered, halved on a 429 or 529")
+                   "below it calls are paced by the account's rate-limit headers and the bound adapts: doubled "
+                   "each round until the first 429 or 529, then one more per round, halved on a 429 or 529")
     p.add_argument("--request-timeout", type=seconds, default=REQUEST_TIMEOUT_S, metavar="S",
                    help=f"seconds one attempt of a model call may take, whole (connect, first byte, reply), on a "
                    f"provider model (default: {REQUEST_TIMEOUT_S:g}); past it the attempt is a timeout the retry "

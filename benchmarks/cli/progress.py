@@ -1,19 +1,26 @@
 """Progress of a sweep on stderr: a one-line bar on a terminal, a plain line now and then otherwise.
 
-Once trials report prompt tokens, the line also shows the prompt tokens per minute of wall time (input,
-cache reads and writes: what an input-token rate limit counts) and the 429s the finished trials met
-(`RateLimitError` in their `error_kinds`, retried or not): how close the sweep runs to the account's limit."""
+How close the sweep runs to the account's limits, once there is something to say (the line is drawn as
+trials end):
+
+- `calls 3/8 in flight`: model calls in flight and the current bound on them, read when the line is drawn
+  from the bounds of this process (`live`: `benchmarks.harness.adaptive.live`);
+- `29,800 tokens/min`: the finished trials' prompt tokens per minute of wall time (input, cache reads and
+  writes: what an input-token rate limit counts);
+- `2 429s`: calls answered 429 so far, counted at the bound as they happen (retried or not), or, where the
+  trials run in other processes (`--workers`), from the finished trials' `error_kinds`."""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 
 class Progress:
     def __init__(self, total: int, *, done: int = 0, quiet: bool = False, stream: TextIO | None = None,
-                 every_s: float = 5.0) -> None:
+                 every_s: float = 5.0, live: Callable[[], dict[str, float] | None] | None = None) -> None:
         self.total, self.done, self.errors = total, done, 0
         self.classes: dict[str, int] = {}  # errors by class (benchmarks.harness.error_classes), via `trial`
         self.prompt_tokens, self.rate_limited = 0, 0
@@ -23,6 +30,7 @@ class Progress:
         self.every_s = every_s
         self.t0 = self.last = time.monotonic()
         self.started_at = done
+        self.live = live  # calls in flight, their bound and the 429s so far, now (`adaptive.live`)
 
     def update(self, failed: bool, row: dict[str, object] | None = None) -> None:
         self.done += 1
@@ -66,10 +74,18 @@ class Progress:
         bar = "#" * filled + "." * (width - filled)
         eta_text = f"{eta:4.0f}s" if eta != float("inf") else "   ?"
         split = f" ({', '.join(f'{n} {kind}' for kind, n in sorted(self.classes.items()))})" if self.classes else ""
-        limits = f"  {self.prompt_tokens * 60 / max(now - self.t0, 1e-9):,.0f} tokens/min  {self.rate_limited} 429s" \
-            if self.prompt_tokens else ""
         return (f"[{bar}] {self.done}/{self.total} trials  {rate:6.1f}/s  ETA {eta_text}  "
-                f"errors {self.errors}{split}{limits}")
+                f"errors {self.errors}{split}{self.limits(now)}")
+
+    def limits(self, now: float) -> str:
+        """Calls in flight and their bound, prompt tokens per minute, 429s: the parts there is data for."""
+        live = self.live() if self.live is not None else None
+        parts = [f"calls {live['in_flight']}/{live['bound']} in flight"] if live else []
+        if self.prompt_tokens:
+            parts.append(f"{self.prompt_tokens * 60 / max(now - self.t0, 1e-9):,.0f} tokens/min")
+        if parts:
+            parts.append(f"{max(self.rate_limited, live['rate_limited'] if live else 0)} 429s")
+        return "".join(f"  {part}" for part in parts)
 
     def close(self) -> None:
         if self.quiet:

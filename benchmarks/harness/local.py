@@ -21,8 +21,8 @@ Record = Callable[..., None]  # bench's record(spec, row, events, *, logged=Fals
 
 class BoundedModel:
     """A model whose calls in flight are bounded by one shared bound (rate limits are per account): `bound`
-    calls at most, fewer while the provider answers 429 or 529 (`AdaptiveBound`, additive increase and
-    multiplicative decrease)."""
+    calls at most, paced by the account's rate-limit headers and fewer while the provider answers 429 or 529
+    (`AdaptiveBound`: the headers' ledger, then additive increase and multiplicative decrease)."""
 
     def __init__(self, inner: Any, bound: int) -> None:
         self.inner = inner
@@ -33,7 +33,7 @@ class BoundedModel:
 
     async def create(self, **params: Any) -> Any:
         return await self.bound.run(lambda: self.inner.create(**params),
-                                    lambda: getattr(self.inner, "rate_headers", None))
+                                    lambda: getattr(self.inner, "rate_headers", None), params)
 
 
 async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
@@ -89,10 +89,19 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
     finally:
         if breaker.tripped is None:
             breaker.flush()  # a streak that never reached the limit is ordinary results
-        for grader in graders:
-            await aclose_model(grader)  # a grader's SDK client belongs to this event loop, as the model's does
+        await _finish(shared, graders)
     if breaker.tripped is not None:
         raise SweepStopped(f"stopped: {breaker.tripped}")
     if spend is not None and spend.reached:
         raise SweepCapped(f"stopped at --max-cost ${spend.cap_usd:g}: ${spend.spent_usd:.4f} spent, the next calls "
                           f"could pass it ({spend.abandoned} trials in flight stopped, to run again on --resume)")
+
+
+async def _finish(shared: Any, graders: list[Any]) -> None:
+    """Close the graders (a grader's SDK client belongs to this event loop, as the model's does) and retire the
+    bounds, so that the progress line's calls in flight are those of the sweep that runs next."""
+    for grader in graders:
+        await aclose_model(grader)
+    for bounded in (shared, *graders):
+        if isinstance(bounded, BoundedModel):
+            bounded.bound.retire()

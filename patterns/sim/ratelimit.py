@@ -63,6 +63,7 @@ class Account:
                         (("requests", rpm), ("input", itpm), ("output", otpm)) if limit > 0}
         self.lock = threading.Lock()
         self.limited = 0  # requests answered 429
+        self.admitted, self.input_taken = 0, 0.0  # requests let through and the input tokens they took (settled)
 
     @property
     def active(self) -> bool:
@@ -91,11 +92,14 @@ class Account:
                     headers={"retry-after": str(max(1, math.ceil(short[name])))}), {}
             for name, bucket in self.buckets.items():
                 bucket.level -= wanted[name]
+            self.admitted += 1
+            self.input_taken += wanted["input"]
             return None, wanted
 
     def settle(self, taken: dict[str, float], input_tokens: int, output_tokens: int) -> None:
         """Correct the estimates taken at admission to the reply's own counts."""
         with self.lock:
+            self.input_taken += input_tokens - taken.get("input", input_tokens)
             for name, used in (("input", input_tokens), ("output", output_tokens)):
                 if name in self.buckets and name in taken:
                     self.buckets[name].level += taken[name] - used
