@@ -131,7 +131,10 @@ def run(args: argparse.Namespace) -> int:
             progress["bar"].close()
         progress["bar"] = Progress(total, done=done, quiet=args.quiet)
 
-    callbacks = {"on_start": start, "on_warning": warn, "on_trial": on_each_trial(progress)}
+    from benchmarks.cli.estimate_text import print_estimate
+
+    callbacks = {"on_start": start, "on_warning": warn, "on_trial": on_each_trial(progress),
+                 "on_estimate": lambda est: print_estimate(est, args.quiet)}
     try:
         if looks is None:
             outcome, stopped = asyncio.run(run_bench(config, **callbacks)), []

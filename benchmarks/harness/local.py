@@ -81,6 +81,8 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
                 assert spend is not None
                 spend.abandoned, spend.abandoned_usd = spend.abandoned + 1, spend.abandoned_usd + bill[0]
                 return
+            if config.estimate is not None:  # beside what the trial was billed, what the sweep expected it to cost
+                row = {**row, "estimated_cost_usd": config.estimate.cell_cost(spec.task, spec.pattern)}
             breaker(spec, row, events)
 
     try:

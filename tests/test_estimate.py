@@ -1,0 +1,125 @@
+"""The estimate before a paid sweep (benchmarks/harness/estimate.py): a hand-computed case, an unknown price, the
+batch rounds, and `wva bench` printing it against `wva sim-server` with a price; a resume estimates from the
+folder's finished trials; runs.csv keeps the estimate beside the bill."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from benchmarks.cli.estimate_text import estimate_lines
+from benchmarks.cli.main import main
+from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.estimate import Estimate, cell_counts, estimate
+from benchmarks.harness.outputs import load_results
+from benchmarks.harness.plan import Plan
+from benchmarks.tasks.registry import load_task
+from patterns.pricing import Price
+from patterns.sim.server import SimServer
+
+pytestmark = pytest.mark.timeout(60)
+PRICE = Price("test-model", input=3.0, output=15.0, cache_write=3.75, cache_read=0.3)
+SWEEP = {"tasks": ("pipeline",), "patterns": ("single", "agent"), "instances": 2, "trials": 1,
+         "model": "anthropic:claude-sonnet-4-5", "concurrency": 4, "max_in_flight": 2}
+
+
+def basis() -> pd.DataFrame:
+    """Two instances of one task × design: (1,000 in, 100 out, 2 calls, 10 s) and (3,000 in, 300 out, 4 calls, 30 s)."""
+    rows = [{"task": "t", "instance": i, "pattern": "p", "input_tokens": n, "output_tokens": n // 10,
+             "cache_read_tokens": 0, "cache_write_tokens": 0, "steps": calls, "latency_s": latency}
+            for i, n, calls, latency in (("a", 1000, 2, 10.0), ("b", 3000, 4, 30.0))]
+    return pd.DataFrame(rows)
+
+
+def test_the_estimate_of_a_hand_computed_case() -> None:
+    est = estimate(basis(), {("t", "p"): 10}, model="anthropic:test-model", price=PRICE, in_flight=4)
+    # a: 1000 × $3/M + 100 × $15/M = $0.0045; b: $0.0135; mean $0.009 a trial, × 10 trials
+    assert est.cost_usd == pytest.approx(0.09)
+    # resampling 2 instances: both a (1 in 4), both b (1 in 4) or one of each: the 5th and 95th percentiles are the
+    # all-a and all-b totals
+    assert (est.cost_low_usd, est.cost_high_usd) == (pytest.approx(0.045), pytest.approx(0.135))
+    assert (est.tokens, est.calls, est.rounds, est.trials) == (22_000, 30, 4, 10)
+    assert est.wall_s == pytest.approx(10 * 20.0 / 4) and est.wall_basis == "calls in flight"  # 200 s over 4 in flight
+    assert est.cell_cost("t", "p") == pytest.approx(0.009) and est.cell_cost("t", "q") is None
+    # an account of 6,000 input tokens a minute: 20,000 prompt tokens take 200 s, longer than the calls' 50 s
+    limited = estimate(basis(), {("t", "p"): 10}, model="m", price=PRICE, in_flight=4, itpm=6000.0)
+    assert limited.wall_s == pytest.approx(200.0) and limited.wall_basis == "input tokens per minute"
+    assert (limited.wall_low_s, limited.wall_high_s) == (pytest.approx(100.0), pytest.approx(300.0))
+
+
+def test_an_unknown_price_is_an_unknown_cost_never_zero() -> None:
+    est = estimate(basis(), {("t", "p"): 10}, model="anthropic:claude-opus-4-9", price=None, in_flight=4)
+    assert est.cost_usd is None and est.cost_low_usd is None and est.cell_cost("t", "p") is None
+    text = "\n".join(estimate_lines(est))
+    assert "cost unknown: anthropic:claude-opus-4-9 has no price" in text and "$0" not in text
+    assert est.to_dict()["cost_usd"] is None and est.tokens == 22_000
+
+
+def test_the_batch_rounds_are_said_only_for_a_batched_sweep() -> None:
+    plain = estimate(basis(), {("t", "p"): 10}, model="m", price=PRICE, in_flight=4)
+    batched = estimate(basis(), {("t", "p"): 10}, model="m", price=PRICE, in_flight=4, batched=True)
+    assert not any("batched" in line for line in estimate_lines(plain))
+    line = next(line for line in estimate_lines(batched) if "batched" in line)
+    assert "needs 4 rounds" in line and "up to 96 h" in line and batched.to_dict()["rounds"] == 4
+
+
+def test_cell_counts_are_the_plans_trials_per_task_and_design() -> None:
+    plan = Plan(BenchConfig(tasks=("pipeline", "support"), patterns=("single", "chain"), instances=3, trials=2))
+    counts = cell_counts(plan, range(len(plan)))
+    assert counts == {(t, p): 6 for t in ("pipeline", "support") for p in ("single", "chain")}
+    assert cell_counts(plan, [0, 1, 2]) == {("pipeline", "single"): 2, ("pipeline", "chain"): 1}
+
+
+def test_wva_bench_prints_the_estimate_against_the_sim_server_and_records_it_beside_the_bill(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "paid"
+    with SimServer(policies=[load_task("pipeline").policy()]) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-estimate")
+        code = main(["bench", "--model", "anthropic:claude-sonnet-4-5", "--tasks", "pipeline", "--patterns",
+                     "single,agent", "--instances", "2", "--trials", "1", "--out", str(out), "--no-drawn",
+                     "--max-in-flight", "2"])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "wva: estimate for this sweep: 4 trials on anthropic:claude-sonnet-4-5, from a pilot of 4 trials" in err
+    assert "wva:   cost $" in err and "at claude-sonnet-4-5's prices" in err and "wva:   wall time " in err
+    assert "batched" not in err
+    runs = load_results(out)["runs"]
+    assert set(runs["cost_source"]) == {"billed"} and runs["estimated_cost_usd"].notna().all()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["estimate"]["source"] == "pilot" and manifest["estimate"]["trials"] == 4
+    # the pilot ran the server's own simulator in process: per design, the estimate is the bill of the same instances
+    by = runs.groupby("pattern")[["cost_usd", "estimated_cost_usd"]].mean()
+    assert by["estimated_cost_usd"].to_numpy() == pytest.approx(by["cost_usd"].to_numpy(), rel=0.5)
+
+
+def test_a_resume_estimates_from_the_folders_finished_trials_and_reads_the_accounts_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "paid"
+    seen: list[Estimate] = []
+    with SimServer(policies=[load_task("pipeline").policy()], rate_limit_itpm=50_000) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-estimate")
+        asyncio.run(run_bench(BenchConfig(out=out, **SWEEP), on_estimate=seen.append))
+        first = load_results(out)["runs"]
+        asyncio.run(run_bench(BenchConfig(out=out, resume=True, **{**SWEEP, "instances": 3}), on_estimate=seen.append))
+    fresh, resumed = seen
+    assert fresh.source == "pilot" and resumed.source == "finished"
+    assert resumed.trials == 2 and resumed.basis_trials == 4  # the third instance's two trials, from the first four
+    mean: dict[Any, float] = first.groupby("pattern")["cost_usd"].mean().to_dict()
+    assert resumed.cell_cost("pipeline", "agent") == pytest.approx(mean["agent"])
+    assert resumed.cost_usd == pytest.approx(sum(mean.values()))
+    assert resumed.input_tokens_per_minute == 50_000 == fresh.input_tokens_per_minute
+
+
+def test_on_the_simulator_the_cost_is_the_estimate_and_no_estimate_is_made(tmp_path: Path) -> None:
+    seen: list[Estimate] = []
+    asyncio.run(run_bench(BenchConfig(out=tmp_path / "sim", **{**SWEEP, "model": "sim"}), on_estimate=seen.append))
+    runs = load_results(tmp_path / "sim")["runs"]
+    assert not seen and set(runs["cost_source"]) == {"estimated"} and runs["estimated_cost_usd"].isna().all()
+    assert runs["cost_usd"].gt(0).all()
