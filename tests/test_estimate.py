@@ -5,8 +5,11 @@ folder's finished trials; runs.csv keeps the estimate beside the bill."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
@@ -14,10 +17,12 @@ import pytest
 
 from benchmarks.cli.estimate_text import estimate_lines
 from benchmarks.cli.main import main
+from benchmarks.cli.plan import estimate_text
 from benchmarks.harness.bench import BenchConfig, run_bench
 from benchmarks.harness.estimate import Estimate, cell_counts, estimate
 from benchmarks.harness.outputs import load_results
 from benchmarks.harness.plan import Plan
+from benchmarks.studies.plan_estimate import plan_estimate
 from benchmarks.tasks.registry import load_task
 from patterns.pricing import Price
 from patterns.sim.server import SimServer
@@ -75,17 +80,25 @@ def test_cell_counts_are_the_plans_trials_per_task_and_design() -> None:
     assert cell_counts(plan, [0, 1, 2]) == {("pipeline", "single"): 2, ("pipeline", "chain"): 1}
 
 
+@pytest.fixture(scope="module")
+def paid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """(a folder `wva bench` wrote through the real SDK from `wva sim-server` with a price, what it said on stderr)."""
+    out = tmp_path_factory.mktemp("estimate") / "paid"
+    with SimServer(policies=[load_task("pipeline").policy()]) as server, pytest.MonkeyPatch.context() as env:
+        env.setenv("ANTHROPIC_BASE_URL", server.url)
+        env.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-estimate")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["bench", "--model", "anthropic:claude-sonnet-4-5", "--tasks", "pipeline", "--patterns",
+                         "single,agent", "--instances", "2", "--trials", "1", "--out", str(out), "--no-drawn",
+                         "--max-in-flight", "2"])
+    assert code == 0, err.getvalue()
+    return out, err.getvalue()
+
+
 def test_wva_bench_prints_the_estimate_against_the_sim_server_and_records_it_beside_the_bill(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "paid"
-    with SimServer(policies=[load_task("pipeline").policy()]) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-estimate")
-        code = main(["bench", "--model", "anthropic:claude-sonnet-4-5", "--tasks", "pipeline", "--patterns",
-                     "single,agent", "--instances", "2", "--trials", "1", "--out", str(out), "--no-drawn",
-                     "--max-in-flight", "2"])
-    err = capsys.readouterr().err
-    assert code == 0
+        paid: tuple[Path, str]) -> None:
+    out, err = paid
     assert "wva: estimate for this sweep: 4 trials on anthropic:claude-sonnet-4-5, from a pilot of 4 trials" in err
     assert "wva:   cost $" in err and "at claude-sonnet-4-5's prices" in err and "wva:   wall time " in err
     assert "batched" not in err
@@ -93,9 +106,24 @@ def test_wva_bench_prints_the_estimate_against_the_sim_server_and_records_it_bes
     assert set(runs["cost_source"]) == {"billed"} and runs["estimated_cost_usd"].notna().all()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["estimate"]["source"] == "pilot" and manifest["estimate"]["trials"] == 4
-    # the pilot ran the server's own simulator in process: per design, the estimate is the bill of the same instances
+    # the pilot ran the server's own simulator in process: per design, the estimate is near the bill
     by = runs.groupby("pattern")[["cost_usd", "estimated_cost_usd"]].mean()
     assert by["estimated_cost_usd"].to_numpy() == pytest.approx(by["cost_usd"].to_numpy(), rel=0.5)
+
+
+def test_wva_plan_prints_the_estimate_for_the_size_it_recommends(
+        paid: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
+    out, _ = paid
+    assert main(["plan", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    needed = doc["tasks"][0]["instances_needed"]
+    assert doc["estimate"]["trials"] == needed * 2 and doc["estimate"]["source"] == "finished"
+    per_trial = load_results(out)["runs"]["cost_usd"].mean()  # two trials a design: the cells' mean is the mean
+    assert doc["estimate"]["cost_usd"] == pytest.approx(needed * 2 * per_trial, rel=1e-6)
+    plans = [SimpleNamespace(task="pipeline", needed=needed)]
+    text = "\n".join(estimate_text(*plan_estimate(out, plans, "anthropic:claude-opus-4-9")))
+    assert f"estimate for the recommended run: {needed * 2:,} trials on anthropic:claude-opus-4-9" in text
+    assert "cost unknown" in text
 
 
 def test_a_resume_estimates_from_the_folders_finished_trials_and_reads_the_accounts_limit(

@@ -61,9 +61,8 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.criterion.table import check_options
     from benchmarks.criterion.verdict import Options
     from benchmarks.harness.atomic import write_atomic
-    from benchmarks.studies.planning import plan_folder, plan_frame, plan_lines
-
     from benchmarks.studies.plan_estimate import plan_estimate
+    from benchmarks.studies.planning import plan_folder, plan_frame, plan_lines
 
     apply_prices(args)
     try:

@@ -174,6 +174,11 @@ def cell_counts(plan: Any, positions: Any) -> dict[tuple[str, str], int]:
     return counts
 
 
+def with_estimate(row: dict[str, Any], spec: Any, est: Estimate | None) -> dict[str, Any]:
+    """The trial's row with what the sweep's estimate expected it to cost beside its bill (as it is without one)."""
+    return row if est is None else {**row, "estimated_cost_usd": est.cell_cost(spec.task, spec.pattern)}
+
+
 def account_itpm(model: Any) -> float | None:
     """The account's input tokens a minute, from the last reply's rate-limit headers (the pre-flight's), if any."""
     headers = getattr(model, "rate_headers", None) or {}

@@ -19,11 +19,14 @@ from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.estimate import Estimate, estimate
 from benchmarks.harness.outputs import MANIFEST, read_runs
 from patterns.pricing import price_for
-from patterns.specs import ModelSpec, sim_knobs
+from patterns.specs import ModelSpec, provider_of, sim_knobs
 
 
 def price_model(model: str) -> str | None:
-    """The price table id a model spec's calls are priced at (None: a cassette, which has no price of its own)."""
+    """The price table id a model spec's calls are priced at (None: a cassette, which has no price of its own, or
+    a folder's model that is no spec)."""
+    if not provider_of(model):
+        return None
     spec = ModelSpec.parse(model)
     if spec.is_sim:
         return str(spec.knob_values().get("price_as", sim_knobs()["price_as"][1]))
