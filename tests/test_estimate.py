@@ -19,7 +19,7 @@ from benchmarks.cli.estimate_text import estimate_lines
 from benchmarks.cli.main import main
 from benchmarks.cli.plan import estimate_text
 from benchmarks.harness.bench import BenchConfig, run_bench
-from benchmarks.harness.estimate import Estimate, cell_counts, estimate
+from benchmarks.harness.estimate import Estimate, as_calls_in_flight, cell_counts, estimate
 from benchmarks.harness.outputs import load_results
 from benchmarks.harness.plan import Plan
 from benchmarks.studies.plan_estimate import plan_estimate
@@ -51,10 +51,11 @@ def test_the_estimate_of_a_hand_computed_case() -> None:
     assert (est.tokens, est.calls, est.rounds, est.trials) == (22_000, 30, 4, 10)
     assert est.wall_s == pytest.approx(10 * 20.0 / 4) and est.wall_basis == "calls in flight"  # 200 s over 4 in flight
     assert est.cell_cost("t", "p") == pytest.approx(0.009) and est.cell_cost("t", "q") is None
-    # an account of 6,000 input tokens a minute: 20,000 prompt tokens take 200 s, longer than the calls' 50 s
+    # an account of 6,000 input tokens a minute, its bucket full at the start: of 20,000 prompt tokens the 14,000
+    # past the first minute's take 140 s, longer than the calls' 50 s (all-a: 10,000 → 40 s; all-b: 30,000 → 240 s)
     limited = estimate(basis(), {("t", "p"): 10}, model="m", price=PRICE, in_flight=4, itpm=6000.0)
-    assert limited.wall_s == pytest.approx(200.0) and limited.wall_basis == "input tokens per minute"
-    assert (limited.wall_low_s, limited.wall_high_s) == (pytest.approx(100.0), pytest.approx(300.0))
+    assert limited.wall_s == pytest.approx(140.0) and limited.wall_basis == "input tokens per minute"
+    assert (limited.wall_low_s, limited.wall_high_s) == (pytest.approx(40.0), pytest.approx(240.0))
 
 
 def test_an_unknown_price_is_an_unknown_cost_never_zero() -> None:
@@ -151,3 +152,9 @@ def test_on_the_simulator_the_cost_is_the_estimate_and_no_estimate_is_made(tmp_p
     runs = load_results(tmp_path / "sim")["runs"]
     assert not seen and set(runs["cost_source"]) == {"estimated"} and runs["estimated_cost_usd"].isna().all()
     assert runs["cost_usd"].gt(0).all()
+
+
+def test_a_measured_latency_is_spread_over_the_trials_in_flight_a_simulated_one_over_the_calls() -> None:
+    rows = pd.DataFrame({"model": ["anthropic:claude-sonnet-4-5", "sim:error_rate=0.1"], "latency_s": [16.0, 16.0]})
+    # 16 trials in flight, 8 calls: the measured 16 s (its waits for a call slot in it) count as 8 s over 8 calls
+    assert as_calls_in_flight(rows, 16, 8)["latency_s"].tolist() == [8.0, 16.0]

@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.cli.estimate_text import print_estimate
 
     callbacks = {"on_start": start, "on_warning": warn, "on_trial": on_each_trial(progress),
-                 "on_estimate": lambda est: print_estimate(est, args.quiet)}
+                 "on_estimate": print_estimate}
     try:
         if looks is None:
             outcome, stopped = asyncio.run(run_bench(config, **callbacks)), []

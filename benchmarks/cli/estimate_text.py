@@ -57,8 +57,8 @@ def estimate_lines(est: Any, what: str = "this sweep") -> list[str]:
     return lines
 
 
-def print_estimate(est: Any, quiet: bool = False) -> None:
-    """`wva bench`'s: on stderr, each line prefixed `wva:`, before the sweep's first trial."""
-    if not quiet:
-        for line in estimate_lines(est):
-            print(f"wva: {line}", file=sys.stderr)
+def print_estimate(est: Any) -> None:
+    """`wva bench`'s: on stderr, each line prefixed `wva:`, before the sweep's first trial. Also under `--quiet`:
+    what a sweep is about to spend is not progress."""
+    for line in estimate_lines(est):
+        print(f"wva: {line}", file=sys.stderr)

@@ -15,10 +15,11 @@ model's price (`patterns/prices.json`, `--prices FILE`); the sum is the point es
 not price has its cost *unknown* (None), never $0.
 
 Wall time is the larger of two bounds: the trials' summed latency spread over the calls in flight
-(`min(concurrency, max_in_flight)`: a trial's calls mostly follow one another), and the prompt tokens
-(input, cache reads and writes) at the account's input-token limit a minute, when a reply's
-`anthropic-ratelimit-input-tokens-limit` header told it (the pre-flight request's). Ramp-up, 429s and
-retries' waits are not in it.
+(`min(concurrency, max_in_flight)`: a trial's calls mostly follow one another; a finished trial's measured
+latency, which holds its waits, is spread over the trials in flight instead: `as_calls_in_flight`), and the
+prompt tokens (input, cache reads and writes) at the account's input-token limit a minute, when a reply's
+`anthropic-ratelimit-input-tokens-limit` header told it (the pre-flight request's), less the first minute's
+worth, which a full bucket lets through at once. Ramp-up, 429s and retries' waits are not in it.
 
 **The range** is a 90% bootstrap interval: the basis's *instances* are resampled with replacement within
 each task (the unit: an instance, whose trials share their input), 1,000 times, and the estimate is
@@ -160,7 +161,9 @@ def _wall(point: dict[str, float], boot: dict[str, np.ndarray], in_flight: int,
     by_calls, boot_calls = point["latency_s"] / in_flight, boot["latency_s"] / in_flight
     if not itpm:
         return by_calls, boot_calls, False
-    by_tokens, boot_tokens = 60.0 * point["prompt"] / itpm, 60.0 * boot["prompt"] / itpm
+    # the account's token bucket starts full (the API's token-bucket rule): a minute's worth goes at once
+    by_tokens = 60.0 * max(0.0, point["prompt"] - itpm) / itpm
+    boot_tokens = 60.0 * np.maximum(0.0, boot["prompt"] - itpm) / itpm
     return max(by_calls, by_tokens), np.maximum(boot_calls, boot_tokens), by_tokens > by_calls
 
 
@@ -177,6 +180,20 @@ def cell_counts(plan: Any, positions: Any) -> dict[tuple[str, str], int]:
 def with_estimate(row: dict[str, Any], spec: Any, est: Estimate | None) -> dict[str, Any]:
     """The trial's row with what the sweep's estimate expected it to cost beside its bill (as it is without one)."""
     return row if est is None else {**row, "estimated_cost_usd": est.cell_cost(spec.task, spec.pattern)}
+
+
+def as_calls_in_flight(rows: pd.DataFrame, concurrency: int, in_flight: int) -> pd.DataFrame:
+    """The basis with each measured latency put on the scale of the simulator's, so one wall-time rule fits both.
+
+    A simulated trial's latency is its calls' modelled time, no waiting in it: `in_flight` of them overlap. A trial
+    run on a provider was timed on the wall, its waits for a call slot included: by Little's law `concurrency`
+    trials in flight, each that long, finish one per latency / concurrency — so it is scaled by in_flight /
+    concurrency."""
+    from patterns.specs import provider_of
+
+    measured = rows["model"].map(lambda m: provider_of(m) != "sim") if "model" in rows else False
+    latency = pd.to_numeric(rows["latency_s"], errors="coerce")
+    return rows.assign(latency_s=latency.where(~measured, latency * in_flight / concurrency))
 
 
 def account_itpm(model: Any) -> float | None:

@@ -20,6 +20,7 @@ from benchmarks.harness.estimate import (
     PILOT_MODEL,
     Estimate,
     account_itpm,
+    as_calls_in_flight,
     cell_counts,
     estimate,
 )
@@ -80,7 +81,10 @@ async def sweep_estimate(config: BenchConfig, plan: Plan, missing: Iterable[int]
     counts = cell_counts(plan, missing)
     if not counts:
         return None
+    in_flight = max(1, min(config.concurrency, config.max_in_flight))
     basis = finished_rows(config.out, plan) if resumed else pd.DataFrame()
+    if len(basis):
+        basis = as_calls_in_flight(basis, config.concurrency, in_flight)
     source = "finished" if len(basis) else "pilot"
     covered = set(zip(basis["task"], basis["pattern"], strict=True)) if len(basis) else set()
     lacking = tuple(p for p in config.patterns if any((t, p) not in covered for t, q in counts if q == p))
@@ -89,6 +93,5 @@ async def sweep_estimate(config: BenchConfig, plan: Plan, missing: Iterable[int]
         pilot = pilot[[(t, p) not in covered for t, p in zip(pilot["task"], pilot["pattern"], strict=True)]]
         basis = pd.concat([basis, pilot], ignore_index=True) if len(basis) else pilot
         source = "finished+pilot" if source == "finished" else "pilot"
-    in_flight = max(1, min(config.concurrency, config.max_in_flight))
     return estimate(basis, counts, model=config.model, price=price_for(spec.target), in_flight=in_flight,
                     itpm=account_itpm(model), source=source, batched=batched, seed=config.seed)

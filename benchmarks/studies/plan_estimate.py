@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.harness.config import BenchConfig
-from benchmarks.harness.estimate import Estimate, estimate
+from benchmarks.harness.estimate import Estimate, as_calls_in_flight, estimate
 from benchmarks.harness.outputs import MANIFEST, read_runs
 from patterns.pricing import price_for
 from patterns.specs import ModelSpec, provider_of, sim_knobs
@@ -45,9 +45,10 @@ def plan_estimate(folder: Path, plans: list[Any], model: str | None = None) -> t
               for pattern in sorted(set(runs.loc[runs["task"] == p.task, "pattern"]))}
     if not counts:
         return None, left_out
-    basis = runs[runs["task"].isin([p.task for p in sized])]
     defaults = BenchConfig()
+    in_flight = min(defaults.concurrency, defaults.max_in_flight)
+    basis = as_calls_in_flight(runs[runs["task"].isin([p.task for p in sized])], defaults.concurrency, in_flight)
     price_id = price_model(model)
     est = estimate(basis, counts, model=model, price=price_for(price_id) if price_id else None,
-                   in_flight=min(defaults.concurrency, defaults.max_in_flight), source="finished")
+                   in_flight=in_flight, source="finished")
     return est, left_out
