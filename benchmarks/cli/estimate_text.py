@@ -45,7 +45,7 @@ def estimate_lines(est: Any, what: str = "this sweep") -> list[str]:
     if est.wall_basis == "input tokens per minute":
         bound = f"the account's {est.input_tokens_per_minute:,.0f} input tokens a minute (its rate-limit header)"
     else:
-        bound = f"{est.in_flight} calls in flight at the basis's latency"
+        bound = f"{est.in_flight} call{'s' if est.in_flight != 1 else ''} in flight at the basis's latency"
     lines = [f"estimate for {what}: {est.trials:,} trials on {est.model}, from {_basis(est)}",
              f"  {cost}",
              f"  wall time {duration(est.wall_s)} ({duration(est.wall_low_s)}–{duration(est.wall_high_s)}): {bound}"]
@@ -57,8 +57,12 @@ def estimate_lines(est: Any, what: str = "this sweep") -> list[str]:
     return lines
 
 
-def print_estimate(est: Any) -> None:
-    """`wva bench`'s: on stderr, each line prefixed `wva:`, before the sweep's first trial. Also under `--quiet`:
-    what a sweep is about to spend is not progress."""
-    for line in estimate_lines(est):
-        print(f"wva: {line}", file=sys.stderr)
+def estimate_printer(quiet: bool) -> Any:
+    """`wva bench`'s: on stderr, each line prefixed `wva:`, before the sweep's first trial; nothing under `--quiet`
+    (the manifest records it all the same)."""
+
+    def print_estimate(est: Any) -> None:
+        for line in [] if quiet else estimate_lines(est):
+            print(f"wva: {line}", file=sys.stderr)
+
+    return print_estimate
