@@ -51,6 +51,7 @@ def test_the_estimate_of_a_hand_computed_case() -> None:
     assert (est.tokens, est.calls, est.rounds, est.trials) == (22_000, 30, 4, 10)
     assert est.wall_s == pytest.approx(10 * 20.0 / 4) and est.wall_basis == "calls in flight"  # 200 s over 4 in flight
     assert est.cell_cost("t", "p") == pytest.approx(0.009) and est.cell_cost("t", "q") is None
+    assert est.cell_tokens("t", "p") == pytest.approx(2200)
     # an account of 6,000 input tokens a minute, its bucket full at the start: of 20,000 prompt tokens the 14,000
     # past the first minute's take 140 s, longer than the calls' 50 s (all-a: 10,000 → 40 s; all-b: 30,000 → 240 s)
     limited = estimate(basis(), {("t", "p"): 10}, model="m", price=PRICE, in_flight=4, itpm=6000.0)
@@ -104,7 +105,8 @@ def test_wva_bench_prints_the_estimate_against_the_sim_server_and_records_it_bes
     assert "wva:   cost $" in err and "at claude-sonnet-4-5's prices" in err and "wva:   wall time " in err
     assert "batched" not in err
     runs = load_results(out)["runs"]
-    assert set(runs["cost_source"]) == {"billed"} and runs["estimated_cost_usd"].notna().all()
+    assert set(runs["cost_source"]) == {"billed"}
+    assert runs[["estimated_cost_usd", "estimated_tokens"]].notna().all().all()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["estimate"]["source"] == "pilot" and manifest["estimate"]["trials"] == 4
     # the pilot ran the server's own simulator in process: per design, the estimate is near the bill
@@ -151,6 +153,7 @@ def test_on_the_simulator_the_cost_is_the_estimate_and_no_estimate_is_made(tmp_p
     asyncio.run(run_bench(BenchConfig(out=tmp_path / "sim", **{**SWEEP, "model": "sim"}), on_estimate=seen.append))
     runs = load_results(tmp_path / "sim")["runs"]
     assert not seen and set(runs["cost_source"]) == {"estimated"} and runs["estimated_cost_usd"].isna().all()
+    assert runs["estimated_tokens"].isna().all()
     assert runs["cost_usd"].gt(0).all()
 
 

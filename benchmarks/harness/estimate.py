@@ -82,6 +82,10 @@ class Estimate:
         """The estimated cost of one trial of this task × design (None: unknown price or not estimated)."""
         return next((cost for t, p, cost, _ in self.per_trial if (t, p) == (task, pattern)), None)
 
+    def cell_tokens(self, task: str, pattern: str) -> float | None:
+        """The estimated tokens (every kind) of one trial of this task × design (None: not estimated)."""
+        return next((tokens for t, p, _, tokens in self.per_trial if (t, p) == (task, pattern)), None)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (the manifest's `estimate`, `wva plan --json`), without the per-cell table."""
         doc = asdict(self)
@@ -179,7 +183,10 @@ def cell_counts(plan: Any, positions: Any) -> dict[tuple[str, str], int]:
 
 def with_estimate(row: dict[str, Any], spec: Any, est: Estimate | None) -> dict[str, Any]:
     """The trial's row with what the sweep's estimate expected it to cost beside its bill (as it is without one)."""
-    return row if est is None else {**row, "estimated_cost_usd": est.cell_cost(spec.task, spec.pattern)}
+    if est is None:
+        return row
+    return {**row, "estimated_cost_usd": est.cell_cost(spec.task, spec.pattern),
+            "estimated_tokens": est.cell_tokens(spec.task, spec.pattern)}
 
 
 def as_calls_in_flight(rows: pd.DataFrame, concurrency: int, in_flight: int) -> pd.DataFrame:

@@ -43,6 +43,7 @@ RUN_COLUMNS = [
     "grader_cost_usd",  # a model-graded scorer's own cost (task files' `model:<rubric>`), never in cost_usd
     "cost_source",  # what cost_usd is: billed (a provider's reported usage), estimated (the simulator's), replayed
     "estimated_cost_usd",  # the estimate made before the sweep for a trial of its task × design (paid sweeps only)
+    "estimated_tokens",  # ... and its tokens, beside total_tokens
 ]
 COST_SOURCES = {"anthropic": "billed", "openai": "billed", "sim": "estimated", "replay": "replayed"}
 
