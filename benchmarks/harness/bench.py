@@ -29,7 +29,7 @@ from benchmarks.harness.spend import Spend, start_spend
 from benchmarks.harness.trial import TrialSpec
 from patterns.deadline import with_deadline
 from patterns.model import aclose_model
-from patterns.specs import ModelSpec, load_model
+from patterns.specs import ModelSpec, load_model, provider_of
 
 __all__ = ["BenchConfig", "BenchOutcome", "run_bench"]
 
@@ -137,7 +137,7 @@ async def _estimated(config: BenchConfig, the_plan: Plan, survey: Any, model: An
 
     from benchmarks.harness.estimate_sweep import PAID, sweep_estimate
 
-    if ModelSpec.parse(config.model).provider not in PAID:
+    if provider_of(config.model) not in PAID:  # `config.model` may be only a label, with `model` given
         return config
     try:
         # batched: batch mode's BenchConfig field (another branch); the estimate then says how many batch rounds

@@ -27,7 +27,7 @@ from benchmarks.harness.estimate import (
 from benchmarks.harness.local import run_specs
 from benchmarks.harness.plan import Plan
 from patterns.pricing import price_for
-from patterns.specs import ModelSpec, load_model
+from patterns.specs import ModelSpec, load_model, provider_of
 
 PAID = ("anthropic", "openai")
 
@@ -75,9 +75,9 @@ async def sweep_estimate(config: BenchConfig, plan: Plan, missing: Iterable[int]
     """The estimate for the plan's `missing` positions on a provider model; None for the simulator or a cassette.
 
     `model` is the sweep's model after its pre-flight request (its rate-limit headers tell the account's limit)."""
-    spec = ModelSpec.parse(config.model)
-    if spec.provider not in PAID:
+    if provider_of(config.model) not in PAID:
         return None
+    spec = ModelSpec.parse(config.model)
     counts = cell_counts(plan, missing)
     if not counts:
         return None
