@@ -133,7 +133,10 @@ def run(args: argparse.Namespace) -> int:
 
         progress["bar"] = Progress(total, done=done, quiet=args.quiet, live=live)
 
-    callbacks = {"on_start": start, "on_warning": warn, "on_trial": on_each_trial(progress)}
+    from benchmarks.cli.estimate_text import estimate_printer
+
+    callbacks = {"on_start": start, "on_warning": warn, "on_trial": on_each_trial(progress),
+                 "on_estimate": estimate_printer(args.quiet)}
     try:
         if looks is None:
             outcome, stopped = asyncio.run(run_bench(config, **callbacks)), []

@@ -29,18 +29,20 @@ from benchmarks.harness.spend import Spend, start_spend
 from benchmarks.harness.trial import TrialSpec
 from patterns.deadline import with_deadline
 from patterns.model import aclose_model
-from patterns.specs import ModelSpec, load_model
+from patterns.specs import ModelSpec, load_model, provider_of
 
 __all__ = ["BenchConfig", "BenchOutcome", "run_bench"]
 
 
 async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]], None] | None = None,
                     on_start: Callable[[int, int], None] | None = None, model: Any = None,
-                    on_warning: Callable[[str], None] | None = None) -> BenchOutcome:
+                    on_warning: Callable[[str], None] | None = None,
+                    on_estimate: Callable[[Any], None] | None = None) -> BenchOutcome:
     """Run the sweep (or its missing trials, with `resume`), then write the tidy files. `model` overrides
     `load_model(config.model)` (e.g. an `AnthropicModel` with a client timeout); `config.model` labels the rows.
     `on_warning` sees each warning as it arises (else they are in the outcome). Raises `SweepRefused` (nothing
-    ran: the folder's rules, the pre-flight request) and `SweepStopped` (the circuit breaker)."""
+    ran: the folder's rules, the pre-flight request) and `SweepStopped` (the circuit breaker). On a provider model,
+    `on_estimate` sees the sweep's `Estimate` (cost and wall time) after the pre-flight, before any trial starts."""
     warnings: list[str] = []
 
     def warn(text: str) -> None:
@@ -60,6 +62,7 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
         spend = _spend(config, survey)  # before the pre-flight: a cap that cannot be kept is refused first
         model, checked = await _checked(config, model)
         try:
+            config = await _estimated(config, the_plan, survey, model, warn, on_estimate)
             claim.make()  # the folder exists from here on, locked
             doc = folder.start(config, the_plan, survey, checked, warn)
             try:
@@ -69,7 +72,9 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
                     write_manifest(config.out, {**doc, "spend": spend.summary(),
                                                 "stopped": {"reason": "max_cost", **spend.summary()}})
                 raise
-            folder.finish(config, the_plan, survey, {**doc, **({"spend": spend.summary()} if spend else {})})
+            folder.finish(config, the_plan, survey, {**doc, **({"spend": spend.summary()} if spend else {}),
+                                                     **({"estimate": config.estimate.to_dict()} if config.estimate
+                                                        else {})})
         finally:
             if owns_model:
                 await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
@@ -121,6 +126,30 @@ async def _run_missing(config: BenchConfig, the_plan: Plan, survey: Any, model: 
             raise type(exc)(f"{exc}; the {survey.sources.count() + done} trials that finished are kept in "
                             f"{config.out}/: {then}") from None
     return done
+
+
+async def _estimated(config: BenchConfig, the_plan: Plan, survey: Any, model: Any, warn: Callable[[str], None],
+                     on_estimate: Callable[[Any], None] | None) -> BenchConfig:
+    """The config with the sweep's estimate (a provider model only), which `on_estimate` sees before any trial runs.
+
+    A sweep is never stopped by its estimate failing: that is one warning, and the sweep runs unestimated."""
+    from dataclasses import replace
+
+    from benchmarks.harness.estimate_sweep import PAID, sweep_estimate
+
+    if provider_of(config.model) not in PAID:  # `config.model` may be only a label, with `model` given
+        return config
+    try:
+        # batched: batch mode's BenchConfig field (another branch); the estimate then says how many batch rounds
+        est = await sweep_estimate(config, the_plan, survey.sources.missing(), model,
+                                   resumed=survey.action == folder.RESUME,
+                                   batched=bool(getattr(config, "message_batches", False)))
+    except Exception as exc:  # an estimate is advice: its failure must not cost the sweep
+        warn(f"no estimate before the sweep: {type(exc).__name__}: {exc}")
+        return config
+    if est is not None and on_estimate is not None:
+        on_estimate(est)
+    return config if est is None else replace(config, estimate=est)
 
 
 def _spend(config: BenchConfig, survey: Any) -> Spend | None:

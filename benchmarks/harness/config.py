@@ -59,6 +59,9 @@ class BenchConfig:
     # What a study running this sweep adds to its manifest, under its own keys (JSON-ready): written in every
     # manifest the sweep writes, never read by the harness, not compared on resume, not part of the plan.
     manifest_extra: Mapping[str, Any] | None = field(default=None, compare=False)
+    # The estimate made before a paid sweep (`benchmarks.harness.estimate`): each row's `estimated_cost_usd` is its
+    # task × design's. Set by `run_bench`, never given; like the cap, not compared on resume.
+    estimate: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         from benchmarks.tasks.variants import check_name

@@ -10,6 +10,7 @@ from benchmarks.harness.adaptive import AdaptiveBound
 from benchmarks.harness.breaker import Breaker
 from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.errors import CapReached, SweepCapped, SweepStopped
+from benchmarks.harness.estimate import with_estimate
 from benchmarks.harness.spend import TRIAL_BILL, CappedModel, Spend
 from benchmarks.harness.trial import TrialSpec, run_trial
 from patterns.deadline import with_deadline
@@ -81,7 +82,7 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
                 assert spend is not None
                 spend.abandoned, spend.abandoned_usd = spend.abandoned + 1, spend.abandoned_usd + bill[0]
                 return
-            breaker(spec, row, events)
+            breaker(spec, with_estimate(row, spec, config.estimate), events)
 
     try:
         workers = concurrency if count is None else min(concurrency, max(count, 1))

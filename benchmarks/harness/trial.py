@@ -31,6 +31,7 @@ from patterns.redact import redact
 from patterns.replay import ReplayMismatch
 from patterns.result import Result, Terminal
 from patterns.retry import RetryPolicy
+from patterns.specs import provider_of
 from patterns.threads import call_in_thread
 from patterns.workflows import arun_workflow
 
@@ -40,7 +41,18 @@ RUN_COLUMNS = [
     "cost_usd", "latency_s", "wall_s", "errors", "retries", "recoveries", "error_kinds", "faults_injected", "detail",
     "uncached_cost_usd",  # the same calls with every prompt token billed as input: cost_usd without prompt caching
     "grader_cost_usd",  # a model-graded scorer's own cost (task files' `model:<rubric>`), never in cost_usd
+    "cost_source",  # what cost_usd is: billed (a provider's reported usage), estimated (the simulator's), replayed
+    "estimated_cost_usd",  # the estimate made before the sweep for a trial of its task × design (paid sweeps only)
+    "estimated_tokens",  # ... and its tokens, beside total_tokens
 ]
+COST_SOURCES = {"anthropic": "billed", "openai": "billed", "sim": "estimated", "replay": "replayed"}
+
+
+def cost_source(model_spec: str) -> str:
+    """What a row's `cost_usd` is on this model: `billed` (the usage a provider's replies reported, a `wva
+    sim-server` behind the SDK included, at the price table's prices), `estimated` (the simulator's modelled
+    tokens at `price_as`'s prices: nothing is billed) or `replayed` (a cassette's recorded usage)."""
+    return COST_SOURCES.get(provider_of(model_spec), "")
 
 
 def run_id(pattern: str, task: str, instance: str, trial: int, model: str, seed: int) -> str:
@@ -174,7 +186,7 @@ def _row(spec: TrialSpec, model: Any, result: Result, score: float | None, wall:
         "latency_s": round(result.latency_s, 6), "wall_s": round(wall, 6), "errors": len(kinds),
         "retries": result.retries, "recoveries": result.recoveries, "error_kinds": ";".join(kinds),
         "faults_injected": faults_injected(model), "detail": redact(result.detail)[:300],
-        "uncached_cost_usd": uncached_cost(model, result),
+        "uncached_cost_usd": uncached_cost(model, result), "cost_source": cost_source(spec.model_spec),
     }
 
 
@@ -212,7 +224,7 @@ def _crash_row(spec: TrialSpec, model: Any, exc: Exception, wall: float) -> dict
         "cost_usd": None, "latency_s": 0.0, "wall_s": round(wall, 6), "errors": 1, "retries": 0, "recoveries": 0,
         "error_kinds": kind, "faults_injected": faults_injected(model),
         "detail": redact(code_errors.describe(kind, exc))[:300],
-        "uncached_cost_usd": None, "grader_cost_usd": None,
+        "uncached_cost_usd": None, "grader_cost_usd": None, "cost_source": cost_source(spec.model_spec),
     }
 
 

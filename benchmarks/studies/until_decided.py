@@ -218,7 +218,8 @@ async def run_until_decided(config: BenchConfig, d: Design, options: Options, *,
                             on_trial: Callable[[dict[str, Any]], None] | None = None,
                             on_start: Callable[[int, int], None] | None = None,
                             on_warning: Callable[[str], None] | None = None,
-                            on_look: Callable[[list[Decision]], None] | None = None) -> UntilDecided:
+                            on_look: Callable[[list[Decision]], None] | None = None,
+                            on_estimate: Callable[[Any], None] | None = None) -> UntilDecided:
     """Run the sweep look by look until every task has decided or reached its maximum (module docstring).
     Raises what `run_bench` raises, and `SweepRefused` for a folder whose looks are not these flags'."""
     tasks, warnings = tasks_of(config, d, options)
@@ -230,7 +231,7 @@ async def run_until_decided(config: BenchConfig, d: Design, options: Options, *,
     ran, idle, first = 0, True, True
     while True:
         outcome = await run_bench(config_at(config, state, block(d, options, tasks, state), first), on_trial=on_trial,
-                                  on_start=on_start, on_warning=on_warning)
+                                  on_start=on_start, on_warning=on_warning, on_estimate=on_estimate)
         ran, idle, first, look = ran + outcome.ran, idle and outcome.nothing_to_do, False, state.look
         state = catch_up(state, tasks, runs_by_task(config), on_look)
         if state.running and state.look == look:  # never: each look's sweep runs the instances it decides on
