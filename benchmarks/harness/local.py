@@ -47,7 +47,9 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
     With a `spend` (`--max-cost`) every model call is reserved against the cap first; a trial whose call the cap
     refuses is abandoned (never recorded), no new trial starts, and `SweepCapped` is raised at the end."""
     capped = model if spend is None else CappedModel(model, spend)  # inside the bound: only calls sent reserve
-    shared = model if can_fork(model) else BoundedModel(capped, max_in_flight)
+    # a batched model sends one request per batch, whatever the calls in it: no bound on calls in flight
+    shared = model if can_fork(model) else capped if getattr(model, "batched", False) else \
+        BoundedModel(capped, max_in_flight)
     breaker = Breaker(on_record)  # stops the sweep on a streak of the same hard error (breaker.py)
     count = len(specs) if count is None and isinstance(specs, list | tuple) else count
     graders: list[Any] = []  # the grader model, made when the first model-graded trial needs it
