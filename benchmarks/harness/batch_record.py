@@ -6,9 +6,12 @@ key is a request's identity (`content_key`: its stream, which names the trial, a
 included). On `--resume` a call whose key a recorded batch holds is answered from that batch's results
 (`BatchedModel`), in the order the keys were recorded, so a trial that asks the same thing twice takes its two
 answers in turn. A last line torn by a kill is cut off (that batch is then unknown: a kill in the
-milliseconds between the API's answer and the write loses it, and its requests are sent again). A fresh
-sweep's folder drops the file with the project's others (`folder.FILES`); a finished sweep keeps it, a list
-of the batches its bill came from.
+milliseconds between the API's answer and the write loses it, and its requests are sent again).
+
+Only `--overwrite` removes the file. A sweep killed before any trial finished leaves a folder the next run
+starts afresh (`resume.decide`), and that run still answers its calls from the batches already paid for: a
+key matches only the very same request of the very same trial. A finished sweep keeps the file, a list of
+the batches its bill came from.
 """
 
 from __future__ import annotations

@@ -148,9 +148,11 @@ def _batched(config: BenchConfig, model: Any) -> Any:
     folder for `--resume` (`benchmarks.harness.batching`); the pre-flight request went out on its own before."""
     if not config.message_batches:
         return model
-    from benchmarks.harness.batch_record import BatchRecord
+    from benchmarks.harness.batch_record import NAME, BatchRecord
     from benchmarks.harness.batching import BatchedModel
 
+    if config.overwrite:  # only --overwrite forgets the folder's batches: a sweep killed before any trial
+        (config.out / NAME).unlink(missing_ok=True)  # finished starts fresh, and still reuses what it paid for
     return BatchedModel(model, BatchRecord(config.out), request_timeout_s=config.request_timeout_s)
 
 

@@ -22,8 +22,7 @@ from benchmarks.harness.errors import SweepRefused
 LOCK = ".wva.lock"
 FILES = ("runs.csv", "events.jsonl", "summary.csv", "manifest.json", "criterion.csv", "criterion_pairs.csv",
          "REPORT.md", "sweep.csv", "cost_vs_success.png", "latency_vs_success.png", "steps.png", "terminals.png",
-         "context_growth.png", "pass_k.png", "criterion_map.png", "verdict_map.png", "learning_curve.png",
-         "batches.jsonl")
+         "context_growth.png", "pass_k.png", "criterion_map.png", "verdict_map.png", "learning_curve.png")
 JOURNALS = (".journal.jsonl", ".journal.*.jsonl")
 
 
