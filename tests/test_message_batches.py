@@ -17,6 +17,7 @@ import pytest
 from benchmarks.harness.batch_record import NAME, BatchRecord
 from benchmarks.harness.batching import BatchCanceled, BatchedModel, rounds
 from benchmarks.harness.bench import BenchConfig, run_bench
+from benchmarks.harness.errors import SweepRefused
 from benchmarks.harness.outputs import load_results
 from benchmarks.report.run_facts import batch_note
 from benchmarks.tasks.registry import load_task
@@ -96,6 +97,8 @@ def test_resume_after_a_kill_between_creation_and_results_pays_nothing_twice(tmp
     runs = load_results(config.out)["runs"]
     assert len(runs) == 4 and (runs["terminal"] == "completed").all()
     assert max(server.batches.received.values()) == 1  # every request reached the server once, over both sessions
+    with pytest.raises(SweepRefused, match="--message-batches"):  # a folder never mixes batched and interactive
+        sweep(replace(config, resume=True, message_batches=False))
 
 
 def test_the_wait_for_a_batch_is_bounded(server: SimServer) -> None:

@@ -35,7 +35,8 @@ REMEDIES = {"settings": "use another --out, or --overwrite to start again",
             "manifest": "--overwrite to start again"}
 FLAGS = {"model": "--model", "seed": "--seed", "patterns": "--patterns", "tasks": "--tasks", "trials": "--trials",
          "prompt_cache": "--prompt-cache", "max_tokens": "max_tokens (RequestOptions)",
-         "grader_model": "--grader-model", "limits": "the limits", "retry": "the retry policy"}
+         "grader_model": "--grader-model", "limits": "the limits", "retry": "the retry policy",
+         "message_batches": "--message-batches"}
 
 
 @dataclass(frozen=True)
