@@ -97,7 +97,7 @@ def test_resume_after_a_kill_between_creation_and_results_pays_nothing_twice(tmp
     runs = load_results(config.out)["runs"]
     assert len(runs) == 4 and (runs["terminal"] == "completed").all()
     assert max(server.batches.received.values()) == 1  # every request reached the server once, over both sessions
-    with pytest.raises(SweepRefused, match="--message-batches"):  # a folder never mixes batched and interactive
+    with pytest.raises(SweepRefused, match="run with --message-batches and this sweep is without it"):
         sweep(replace(config, resume=True, message_batches=False))
 
 
