@@ -158,8 +158,12 @@ class BatchedModel:
                 _settle(call.future, results.get(custom_id), batch.id, custom_id, self._url())
         except BaseException as exc:
             for call in calls:
-                if not call.future.done():
-                    call.future.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
+                if call.future.done():
+                    continue
+                if isinstance(exc, Exception):
+                    call.future.set_exception(exc)
+                else:  # cancelled (the sweep is stopping): so are its callers
+                    call.future.cancel()
             if not isinstance(exc, Exception):
                 raise
 
@@ -187,10 +191,19 @@ class BatchedModel:
         if batch_id not in self._recorded:
             self._recorded[batch_id] = asyncio.create_task(self._results(batch_id))
         try:
-            result = (await asyncio.shield(self._recorded[batch_id])).get(custom_id)
+            result = (await asyncio.shield(self._recorded[batch_id])).pop(custom_id, None)  # each is claimed once
         except anthropic.APIError:  # gone (archived, 29 days on) or never ends: ask again
             return None
         return result.message if getattr(result, "type", None) == "succeeded" else None
+
+    async def aclose(self) -> None:
+        """Stop waiting for the batches in flight (they go on at the API, recorded for `--resume`), then close
+        the inner model's client."""
+        for task in [*self._tasks, *self._recorded.values(), *([self._collector] if self._collector else [])]:
+            task.cancel()
+        close = getattr(self.inner, "aclose", None)
+        if callable(close):
+            await close()
 
     def _url(self) -> str:
         try:
