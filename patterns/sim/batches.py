@@ -83,6 +83,7 @@ class Batches:
         self.sim = sim
         self.processing_s, self.error_rate, self.expire_rate = batch_processing_s, batch_error_rate, batch_expire_rate
         self.received: Counter[str] = Counter()  # requests received in batches, by (stream, content) digest
+        self.sizes: list[int] = []  # the requests of each batch created, in order
         self._drawn: Counter[str] = Counter()
         self._batches: dict[str, Batch] = {}
         self._lock = threading.Lock()
@@ -139,6 +140,7 @@ class Batches:
                       [(r["custom_id"], r["params"], s) for r, s in zip(requests, streams, strict=True)])
         with self._lock:
             self._batches[batch.id] = batch
+            self.sizes.append(len(batch.requests))
             self.received.update(_digest(stream, params) for _, params, stream in batch.requests)
         return 200, self._view(batch, headers), {"request-id": f"req_{secrets.token_hex(12)}"}
 
