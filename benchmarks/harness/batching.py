@@ -107,6 +107,7 @@ class BatchedModel:
         return getattr(self.inner, name)
 
     async def create(self, **params: Any) -> Message:
+        # a batch has no headers per request: the stream (the only one the project sends) goes in x-wva-streams
         stream = (params.pop("extra_headers", None) or {}).get(STREAM_HEADER)
         params = {"model": self.inner.model_id, **params}
         key = content_key(stream, params)
