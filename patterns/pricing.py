@@ -11,6 +11,10 @@ named by the environment variable `WVA_PRICES` (what `wva ... --prices FILE` set
 the table or replaces its entries, for any provider's model ids alike (a local `openai:` model too). An
 entry of zeros prices a model at $0 explicitly, which is not the same as unknown (`None`). The variable,
 not a module global, carries it so that the sweep's worker processes, started after it is set, see it too.
+
+A price id ending in `+batch` (`batch_price_id`) prices the Message Batches API: every price of the model's,
+input, output and cache alike, times `BATCH_DISCOUNT` (0.5). Anthropic bills a batched request at half the
+standard price, and the prompt-caching multipliers stack with that discount (its pricing page).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ _SUFFIX = re.compile(r"(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-latest)?")
 _PER_TOKEN = 1e-6  # the table is per million tokens
 PRICES_ENV = "WVA_PRICES"  # a prices file whose entries add to or replace the built-in ones
 _FIELDS = ("input", "output", "cache_write", "cache_read")
+BATCH = "+batch"  # a price id's suffix: the Message Batches API's price (`batch_price_id`)
+BATCH_DISCOUNT = 0.5  # a batched request costs half the standard price, every token kind alike
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +146,10 @@ def _price_for(model_id: str | None, extra: str | None) -> Price | None:
     """`price_for` under the table with `extra`'s entries (keyed by it, so a new file is never served stale)."""
     if not model_id:
         return None
+    if model_id.endswith(BATCH):
+        base = _price_for(model_id[:-len(BATCH)], extra)
+        halves = (BATCH_DISCOUNT * getattr(base, f) for f in _FIELDS) if base is not None else ()
+        return None if base is None else Price(base.model + BATCH, *halves)
     table = _table(extra)
     wanted = model_id.strip().lower()
     names = [*table.prices, *table.aliases]
@@ -147,6 +157,11 @@ def _price_for(model_id: str | None, extra: str | None) -> Price | None:
         if wanted.startswith(name) and _SUFFIX.fullmatch(wanted, len(name)):
             return table.prices[table.aliases.get(name, name)]
     return None
+
+
+def batch_price_id(model_id: str) -> str:
+    """The id that prices `model_id`'s calls sent through the Message Batches API (half price)."""
+    return model_id if model_id.endswith(BATCH) else model_id + BATCH
 
 
 def cost_usd(model_id: str | None, usage: Usage) -> float | None:

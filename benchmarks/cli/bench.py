@@ -158,6 +158,9 @@ def run(args: argparse.Namespace) -> int:
     close_tracing()  # flushes the spans still queued for the exporter
     if stopped:
         extra += ["", "--until-decided: where each task stopped", *(f"  {line}" for line in stopped)]
+    if getattr(args, "message_batches", False):  # the latencies above are not comparable with an interactive run's
+        extra += ["", "--message-batches: each latency is batch queue time, not the model's; costs are at the batch "
+                  "price (half)"]
     if args.json:
         doc = bench_end.json_report(outcome, notes, verdict_options(args), args.model, extra, drawn)
         return bench_end.finish(doc, outcome)

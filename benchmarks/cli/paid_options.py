@@ -35,9 +35,14 @@ def add_paid_options(p: argparse.ArgumentParser) -> None:
                    help="stop the sweep before its recorded spend plus the calls in flight would pass USD (a paid "
                    "model with a known price; the folder's earlier trials count): no new call starts, the trials it "
                    "stops are run again by --resume, the manifest says why it stopped, and the exit status is 1")
+    p.add_argument("--message-batches", action="store_true",
+                   help="send the model calls through Anthropic's Message Batches API, at half price (anthropic: "
+                   "models): the calls of the trials in flight go out together, one batch per round, so raise "
+                   "--concurrency; latency becomes queue time; docs/paid-sweeps.md says when it fits")
 
 
 def paid_settings(args: argparse.Namespace) -> dict[str, Any]:
     """BenchConfig's fields these options set."""
     return {"request_timeout_s": getattr(args, "request_timeout", REQUEST_TIMEOUT_S),
-            "max_cost_usd": getattr(args, "max_cost", None)}
+            "max_cost_usd": getattr(args, "max_cost", None),
+            "message_batches": getattr(args, "message_batches", False)}

@@ -40,7 +40,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "WVA_SIM_API_KEY, which `ps` does not show), max_body_bytes (larger bodies get a 413; default 32 MiB), "
         "read_timeout_s (seconds a client has to send a whole request; default 30), and the network's faults, "
         "each a probability per request: disconnect_rate (connection cut mid-reply), slow_rate (a reply slow_s "
-        "late), malformed_rate (a 200 whose body is not JSON); repeatable",
+        "late), malformed_rate (a 200 whose body is not JSON); for the Message Batches endpoints, "
+        "batch_processing_s (seconds a batch takes; default 0.2), batch_error_rate and batch_expire_rate (a "
+        "request in a batch errored or expired); repeatable",
     )
     parser.add_argument("--tasks", default="", metavar="LIST",
                         help="also serve these task specs' policies, e.g. a task file: "

@@ -29,6 +29,7 @@ from benchmarks.harness.spend import Spend, start_spend
 from benchmarks.harness.trial import TrialSpec
 from patterns.deadline import with_deadline
 from patterns.model import aclose_model
+from patterns.pricing import batch_price_id
 from patterns.specs import ModelSpec, load_model, provider_of
 
 __all__ = ["BenchConfig", "BenchOutcome", "run_bench"]
@@ -66,7 +67,8 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
             claim.make()  # the folder exists from here on, locked
             doc = folder.start(config, the_plan, survey, checked, warn)
             try:
-                ran = await _run_missing(config, the_plan, survey, model, owns_model, on_trial, on_start, spend)
+                ran = await _run_missing(config, the_plan, survey, _batched(config, model), owns_model, on_trial,
+                                         on_start, spend)
             except SweepStopped:
                 if spend is not None and spend.reached:  # why it stopped, for the user and for the next --resume
                     write_manifest(config.out, {**doc, "spend": spend.summary(),
@@ -140,10 +142,10 @@ async def _estimated(config: BenchConfig, the_plan: Plan, survey: Any, model: An
     if provider_of(config.model) not in PAID:  # `config.model` may be only a label, with `model` given
         return config
     try:
-        # batched: batch mode's BenchConfig field (another branch); the estimate then says how many batch rounds
+        # batched: the estimate prices at the batch price and says how many batch rounds the sweep needs
         est = await sweep_estimate(config, the_plan, survey.sources.missing(), model,
                                    resumed=survey.action == folder.RESUME,
-                                   batched=bool(getattr(config, "message_batches", False)))
+                                   batched=config.message_batches)
     except Exception as exc:  # an estimate is advice: its failure must not cost the sweep
         warn(f"no estimate before the sweep: {type(exc).__name__}: {exc}")
         return config
@@ -163,10 +165,24 @@ def _spend(config: BenchConfig, survey: Any) -> Spend | None:
                            "nothing (nothing was run)")
     try:
         resumed = survey.action == folder.RESUME
-        return start_spend(config.max_cost_usd, spec.target, recorded_usd(config.out) if resumed else 0.0,
+        price_id = batch_price_id(spec.target) if config.message_batches else spec.target  # half, batched
+        return start_spend(config.max_cost_usd, price_id, recorded_usd(config.out) if resumed else 0.0,
                            survey.old if resumed else None)
     except ValueError as exc:
         raise SweepRefused(str(exc)) from None
+
+
+def _batched(config: BenchConfig, model: Any) -> Any:
+    """The sweep's model with `--message-batches`: its calls gathered into Message Batches, recorded in the
+    folder for `--resume` (`benchmarks.harness.batching`); the pre-flight request went out on its own before."""
+    if not config.message_batches:
+        return model
+    from benchmarks.harness.batch_record import NAME, BatchRecord
+    from benchmarks.harness.batching import BatchedModel
+
+    if config.overwrite:  # only --overwrite forgets the folder's batches: a sweep killed before any trial
+        (config.out / NAME).unlink(missing_ok=True)  # finished starts fresh, and still reuses what it paid for
+    return BatchedModel(model, BatchRecord(config.out), request_timeout_s=config.request_timeout_s)
 
 
 async def _checked(config: BenchConfig, model: Any) -> tuple[Any, dict[str, Any] | None]:

@@ -53,6 +53,9 @@ class BenchConfig:
     # The sweep's spending cap in USD (`--max-cost`, `benchmarks.harness.spend`); not compared on resume: a resume
     # with a higher cap continues the same sweep.
     max_cost_usd: float | None = None
+    # Model calls through Anthropic's Message Batches API (`--message-batches`, `benchmarks.harness.batching`):
+    # compared on resume, since a batched call's latency is queue time and its price half.
+    message_batches: bool = False
     # Per task label, its own instance count instead of `instances` (a sequential sweep's tasks grow look by look,
     # each to its own count: `benchmarks.studies.until_decided`). Like `instances`, never compared on resume.
     instances_by_task: tuple[tuple[str, int], ...] = ()
@@ -88,6 +91,8 @@ class BenchConfig:
         if self.max_cost_usd is not None and ((self.workers or 1) > 1 or self.executor != "local"):
             raise ValueError("--max-cost keeps one account of the spend, in one process: drop --workers N > 1 and "
                              "--executor ray")
+        if self.message_batches:
+            check_batches(self)
         if self.allow_mixed and not self.resume:
             raise ValueError("--allow-mixed goes with --resume")
 
@@ -107,9 +112,23 @@ def settings_of(config: BenchConfig) -> dict[str, Any]:
             "retry": {k: v for k, v in vars_of(config.retry).items() if k != "max_total_s"},
             "executor": config.executor,
             "grader_model": config.grader_model or config.model,
+            **({"message_batches": True} if config.message_batches else {}),  # latency is queue time, price half
             # a study that grows the folder (--until-decided) names its record: a plain --resume of its folder, or
             # the study's resume of a plain folder, would read the trials as the other kind of run
             **({"study": sorted(config.manifest_extra)} if config.manifest_extra else {})}
+
+
+def check_batches(config: BenchConfig) -> None:
+    """`--message-batches` needs an `anthropic:` model (the one provider with that API here) and one process
+    (the calls of the trials in flight are gathered into batches in that process); a ValueError otherwise."""
+    from patterns.specs import ModelSpec
+
+    if ModelSpec.parse(config.model).provider != "anthropic":
+        raise ValueError(f"--message-batches sends model calls through Anthropic's Message Batches API: it needs an "
+                         f"anthropic:<model-id> model, and {config.model} has no batch API here")
+    if (config.workers or 1) > 1 or config.executor != "local":
+        raise ValueError("--message-batches gathers the calls of the trials in flight in one process: drop "
+                         "--workers N > 1 and --executor ray")
 
 
 def vars_of(settings: Any) -> dict[str, Any]:

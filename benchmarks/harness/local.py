@@ -37,6 +37,12 @@ class BoundedModel:
                                     lambda: getattr(self.inner, "rate_headers", None), params)
 
 
+def bounded(model: Any, max_in_flight: int) -> Any:
+    """The model shared by the trials: its calls in flight bounded, unless it sends them in Message Batches
+    (one request per batch, whatever the calls in it: `benchmarks.harness.batching`)."""
+    return model if getattr(model, "batched", False) else BoundedModel(model, max_in_flight)
+
+
 async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, Any], config: BenchConfig,
                     concurrency: int, max_in_flight: int,
                     on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None],
@@ -48,7 +54,7 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
     With a `spend` (`--max-cost`) every model call is reserved against the cap first; a trial whose call the cap
     refuses is abandoned (never recorded), no new trial starts, and `SweepCapped` is raised at the end."""
     capped = model if spend is None else CappedModel(model, spend)  # inside the bound: only calls sent reserve
-    shared = model if can_fork(model) else BoundedModel(capped, max_in_flight)
+    shared = model if can_fork(model) else bounded(capped, max_in_flight)
     breaker = Breaker(on_record)  # stops the sweep on a streak of the same hard error (breaker.py)
     count = len(specs) if count is None and isinstance(specs, list | tuple) else count
     graders: list[Any] = []  # the grader model, made when the first model-graded trial needs it

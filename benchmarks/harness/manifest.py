@@ -33,7 +33,8 @@ from patterns.redact import redact
 
 PACKAGES = ("workflow-vs-agent", "anthropic", "networkx", "pandas", "matplotlib", "numpy")
 SETTINGS = ("model", "seed", "patterns", "tasks", "trials", "prompt_cache", "max_tokens", "limits", "retry",
-            "grader_model", "study")  # study: the records a study keeps in the manifest (absent for a plain sweep)
+            "grader_model", "study", "message_batches")  # study: the records a study keeps in the manifest
+OPTIONAL = ("study", "message_batches")  # recorded only when set (a plain sweep's manifest has neither)
 ROOT = Path(__file__).resolve().parents[2]  # the project (this file is benchmarks/harness/manifest.py)
 NAME = "manifest.json"
 
@@ -77,7 +78,7 @@ def fingerprint(doc: dict[str, Any]) -> str:
     """A digest of what is compared on resume (settings, code, versions, the mixed list)."""
     # a key only some runs record ("study") counts only where it is: older manifests keep their fingerprint
     keys = (*SETTINGS, "code_digest", "packages", "mixed")
-    part = {key: doc.get(key) for key in keys if key != "study" or key in doc}
+    part = {key: doc.get(key) for key in keys if key not in OPTIONAL or key in doc}
     return hashlib.sha256(json.dumps(part, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

@@ -67,6 +67,10 @@ def problem(old: dict[str, Any] | None, new: dict[str, Any], state: FolderState)
         if key == "study" and old.get(key) != new.get(key):
             return Problem("settings", f"it was written by {_run_kind(old)}, and this is {_run_kind(new)}: run the "
                                        "command that wrote it")
+        if key == "message_batches" and bool(old.get(key)) != bool(new.get(key)):
+            was, now = ("with", "without") if old.get(key) else ("without", "with")
+            return Problem("settings", f"it was run {was} --message-batches and this sweep is {now} it (a batched "
+                                       "call's latency is queue time, its price half: the two never mix)")
         if _plain(old.get(key)) != _plain(new.get(key)):
             name = FLAGS.get(key, key)
             return Problem("settings", f"it was run with {name} {_shown(old.get(key))}, and this sweep asks for "

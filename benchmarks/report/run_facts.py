@@ -49,3 +49,13 @@ def errors_section(runs: pd.DataFrame) -> list[str]:
 
 def _n(row: Any, key: str) -> int:
     return int(row.get(key, 0))
+
+
+def batch_note(manifest: dict[str, Any]) -> str:
+    """For a sweep run with `--message-batches`: its latencies are queue time, and its costs the batch price."""
+    if not manifest.get("message_batches"):
+        return ""
+    return ("\n\n**Batched.** The model calls went through the Message Batches API (`--message-batches`): each "
+            "call's latency is **queue time** (from the call to its batch's results, polls included), not the "
+            "model's, and its cost is the batch price (half). Compare latencies only with another batched run, "
+            "never with an interactive one; costs compare at that price.")

@@ -19,7 +19,7 @@ from benchmarks.criterion.verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 from benchmarks.harness.atomic import write_text_atomic
 from benchmarks.names import DRAWN
 from benchmarks.report.cache_costs import cache_section
-from benchmarks.report.run_facts import errors_section, totals_section
+from benchmarks.report.run_facts import batch_note, errors_section, totals_section
 from patterns.specs import provider_of
 
 NAME = "REPORT.md"
@@ -70,6 +70,7 @@ def model_paragraph(manifest: dict[str, Any], runs: pd.DataFrame) -> str:
                  "`--model anthropic:<model-id>` to measure one.")
     elif provider_of(models[0]) == "replay":
         text += " The replies were replayed from a recorded cassette (a real model's run, re-analysed offline)."
+    text += batch_note(manifest)  # --message-batches: latency is queue time
     caveat = sim_caveat(sim_dataset_tasks(runs, manifest))
     if caveat:
         text += f"\n\n**Not a measure of quality.** {caveat}."

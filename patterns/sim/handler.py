@@ -16,7 +16,7 @@ from typing import Any
 import anthropic
 
 from ..model import STREAM_HEADER
-from . import chat_wire, faults, guard, netfaults
+from . import batches, chat_wire, faults, guard, netfaults
 
 log = logging.getLogger("patterns.sim.server")
 CLIENT_GONE = 499  # the status `answer` gives a reply nobody waits for any more (it is never sent)
@@ -103,8 +103,22 @@ class Handler(BaseHTTPRequestHandler):
         self.server.sim.deadlines.done(self.connection)
         if self.path.split("?")[0] == "/health":
             self._send(200, {"status": "ok"})
+        elif self.path.startswith(batches.PREFIX):
+            self._batch("GET", b"")
         else:
             self._send_error(faults.not_found())
+
+    def _batch(self, method: str, raw: bytes) -> None:
+        """The Message Batches endpoints (`patterns.sim.batches`): no network faults, no rate limits."""
+        sim = self.server.sim
+        reply = sim.batches.handle(method, self.path, self.headers, raw) if sim.authorised(self.headers) \
+            else faults.authentication_failed()
+        if isinstance(reply, anthropic.APIStatusError):
+            return self._send_error(reply)
+        status, body, headers = reply
+        if isinstance(body, bytes):
+            return self._send_bytes(status, body, headers.pop("content-type"), headers)
+        return self._send(status, body, headers)
 
     def do_POST(self) -> None:
         sim = self.server.sim
@@ -117,6 +131,8 @@ class Handler(BaseHTTPRequestHandler):
         if len(raw) < length:  # the client went away, or was cut for being too slow
             self.close_connection = True
             return None
+        if self.path.startswith(batches.PREFIX):
+            return self._batch("POST", raw)
         params = request_params(sim, self.path, self.headers, raw)
         if isinstance(params, anthropic.APIStatusError):
             return self._send_error(params)

@@ -40,6 +40,7 @@ from typing import Any
 import anthropic
 
 from . import faults, guard, netfaults, ratelimit
+from .batches import BATCH_OPTIONS, DEFAULT_PROCESSING_S, Batches
 from .cache import split
 from .generic import GenericPolicy
 from .handler import CLIENT_GONE, HTTPServer, error_reply
@@ -51,7 +52,7 @@ from .validate import prepare
 
 SERVER_OPTIONS = {"slow_s": float, "require_api_key": str, "disconnect_rate": float, "slow_rate": float,
                   "malformed_rate": float, "max_body_bytes": int, "read_timeout_s": float,
-                  "rate_limit_rpm": float, "rate_limit_itpm": float, "rate_limit_otpm": float}
+                  "rate_limit_rpm": float, "rate_limit_itpm": float, "rate_limit_otpm": float, **BATCH_OPTIONS}
 DEFAULT_SLOW_S = 10.0
 MAX_STREAMS = 4096  # forks kept for the streams clients name (x-wva-stream); the least recently used go first
 API_KEY_ENV = "WVA_SIM_API_KEY"  # `wva sim-server` takes require_api_key from here (never shown by `ps`)
@@ -64,7 +65,9 @@ class SimServer:
                  slow_s: float = DEFAULT_SLOW_S, require_api_key: str | None = None, disconnect_rate: float = 0.0,
                  slow_rate: float = 0.0, malformed_rate: float = 0.0, max_body_bytes: int = guard.MAX_BODY_BYTES,
                  read_timeout_s: float = guard.READ_TIMEOUT_S, rate_limit_rpm: float = 0.0,
-                 rate_limit_itpm: float = 0.0, rate_limit_otpm: float = 0.0, **sim_knobs: Any) -> None:
+                 rate_limit_itpm: float = 0.0, rate_limit_otpm: float = 0.0,
+                 batch_processing_s: float = DEFAULT_PROCESSING_S, batch_error_rate: float = 0.0,
+                 batch_expire_rate: float = 0.0, **sim_knobs: Any) -> None:
         if slow_s < 0:
             raise ValueError(f"slow_s must be >= 0, got {slow_s!r}")
         if max_body_bytes < 1:
@@ -80,6 +83,7 @@ class SimServer:
         self.network = netfaults.NetworkFaults(self.model.seed, disconnect_rate=disconnect_rate,
                                                slow_rate=slow_rate, malformed_rate=malformed_rate)
         self.slow_s = slow_s
+        self.batches = Batches(self, batch_processing_s, batch_error_rate, batch_expire_rate)  # batches.py
         self.abandoned = 0  # slow replies not sent: the client had given up (closed the connection)
         self._api_key = require_api_key
         self._stopping = threading.Event()
@@ -196,11 +200,13 @@ class SimServer:
             return None
         return self.model.tokens.count_request(system=call.system, tools=call.tools, messages=call.messages)
 
-    def answer(self, params: dict[str, Any], stream: str | None = None) -> tuple[int, dict[str, Any], dict[str, str]]:
-        """(status, JSON body, headers) for one request's parameters (on its stream's simulator)."""
+    def answer(self, params: dict[str, Any], stream: str | None = None, *,
+               inject_faults: bool = True) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """(status, JSON body, headers) for one request's parameters (on its stream's simulator); a batch's
+        requests are answered without the model's transient faults (`patterns.sim.batches`)."""
         model = self.model_for(stream)
         try:
-            message = asyncio.run(model.generate(params))
+            message = asyncio.run(model.generate(params, inject_faults=inject_faults))
         except anthropic.APITimeoutError:
             instead = self.wait_slow()  # never generate a reply nobody reads: it would move the model's counters
             if instead is not None:
