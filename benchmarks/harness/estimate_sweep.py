@@ -93,6 +93,6 @@ async def sweep_estimate(config: BenchConfig, plan: Plan, missing: Iterable[int]
         pilot = pilot[[(t, p) not in covered for t, p in zip(pilot["task"], pilot["pattern"], strict=True)]]
         basis = pd.concat([basis, pilot], ignore_index=True) if len(basis) else pilot
         source = "finished+pilot" if source == "finished" else "pilot"
-    return estimate(basis, counts, model=config.model, price=price_for(batch_price_id(spec.target) if batched else spec.target),
-                    in_flight=in_flight,
+    price = price_for(batch_price_id(spec.target) if batched else spec.target)  # a batch bills half
+    return estimate(basis, counts, model=config.model, price=price, in_flight=in_flight,
                     itpm=account_itpm(model), source=source, batched=batched, seed=config.seed)
