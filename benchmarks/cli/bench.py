@@ -125,18 +125,10 @@ def run(args: argparse.Namespace) -> int:
     for line in notes["warnings"]:
         warn(line)
     progress: dict[str, Progress] = {}
-
-    def start(total: int, done: int) -> None:
-        if "bar" in progress:  # the sweep of the next look
-            progress["bar"].close()
-        from benchmarks.harness.adaptive import live  # the bounds on calls in flight, for the line
-
-        progress["bar"] = Progress(total, done=done, quiet=args.quiet, live=live)
-
     from benchmarks.cli.estimate_text import estimate_printer
 
-    callbacks = {"on_start": start, "on_warning": warn, "on_trial": on_each_trial(progress),
-                 "on_estimate": estimate_printer(args.quiet)}
+    callbacks = {"on_start": progress_starter(progress, args.quiet), "on_warning": warn,
+                 "on_trial": on_each_trial(progress), "on_estimate": estimate_printer(args.quiet)}
     try:
         if looks is None:
             outcome, stopped = asyncio.run(run_bench(config, **callbacks)), []
@@ -166,6 +158,20 @@ def run(args: argparse.Namespace) -> int:
         return bench_end.finish(doc, outcome)
     bench_end.report(outcome, notes, verdict_options(args), args.model, extra)
     return bench_end.finish(None, outcome)
+
+
+def progress_starter(progress: dict[str, Any], quiet: bool) -> Callable[[int, int], None]:
+    """`on_start`: a new progress line for each sweep (each look of `--until-decided` starts one)."""
+
+    def start(total: int, done: int) -> None:
+        from benchmarks.cli.progress import Progress
+        from benchmarks.harness.adaptive import live  # the bounds on calls in flight, for the line
+
+        if "bar" in progress:  # the sweep of the next look
+            progress["bar"].close()
+        progress["bar"] = Progress(total, done=done, quiet=quiet, live=live)
+
+    return start
 
 
 def on_each_trial(progress: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
