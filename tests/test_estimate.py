@@ -83,24 +83,25 @@ def test_cell_counts_are_the_plans_trials_per_task_and_design() -> None:
 
 
 @pytest.fixture(scope="module")
-def paid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """(a folder `wva bench` wrote through the real SDK from `wva sim-server` with a price, what it said on stderr)."""
+def paid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """(a folder `wva bench --json` wrote through the real SDK from `wva sim-server` with a price, what it said on
+    stderr, its JSON document)."""
     out = tmp_path_factory.mktemp("estimate") / "paid"
     with SimServer(policies=[load_task("pipeline").policy()]) as server, pytest.MonkeyPatch.context() as env:
         env.setenv("ANTHROPIC_BASE_URL", server.url)
         env.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-estimate")
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        err, doc = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(doc):
             code = main(["bench", "--model", "anthropic:claude-sonnet-4-5", "--tasks", "pipeline", "--patterns",
                          "single,agent", "--instances", "2", "--trials", "1", "--out", str(out), "--no-drawn",
-                         "--max-in-flight", "2"])
+                         "--max-in-flight", "2", "--json"])
     assert code == 0, err.getvalue()
-    return out, err.getvalue()
+    return out, err.getvalue(), doc.getvalue()
 
 
 def test_wva_bench_prints_the_estimate_against_the_sim_server_and_records_it_beside_the_bill(
-        paid: tuple[Path, str]) -> None:
-    out, err = paid
+        paid: tuple[Path, str, str]) -> None:
+    out, err, _ = paid
     assert "wva: estimate for this sweep: 4 trials on anthropic:claude-sonnet-4-5, from a pilot of 4 trials" in err
     assert "wva:   cost $" in err and "at claude-sonnet-4-5's prices" in err and "wva:   wall time " in err
     assert "batched" not in err
@@ -114,9 +115,17 @@ def test_wva_bench_prints_the_estimate_against_the_sim_server_and_records_it_bes
     assert by["estimated_cost_usd"].to_numpy() == pytest.approx(by["cost_usd"].to_numpy(), rel=0.5)
 
 
+def test_bench_json_carries_the_estimate_it_printed(paid: tuple[Path, str, str]) -> None:
+    out, err, stdout = paid
+    doc = json.loads(stdout)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert doc["estimate"] == manifest["estimate"] and doc["estimate"]["trials"] == 4
+    assert f"${doc['estimate']['cost_usd']:.3g}" in err  # the figure printed on stderr is the one in the document
+
+
 def test_wva_plan_prints_the_estimate_for_the_size_it_recommends(
-        paid: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
-    out, _ = paid
+        paid: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    out, _, _ = paid
     assert main(["plan", str(out), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     needed = doc["tasks"][0]["instances_needed"]

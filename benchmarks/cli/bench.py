@@ -127,8 +127,9 @@ def run(args: argparse.Namespace) -> int:
     progress: dict[str, Progress] = {}
     from benchmarks.cli.estimate_text import estimate_printer
 
+    estimates: list[Any] = []  # the estimate printed before the first trial, for --json
     callbacks = {"on_start": progress_starter(progress, args.quiet), "on_warning": warn,
-                 "on_trial": on_each_trial(progress), "on_estimate": estimate_printer(args.quiet)}
+                 "on_trial": on_each_trial(progress), "on_estimate": estimate_printer(args.quiet, estimates)}
     try:
         if looks is None:
             outcome, stopped = asyncio.run(run_bench(config, **callbacks)), []
@@ -154,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
         extra += ["", "--message-batches: each latency is batch queue time, not the model's; costs are at the batch "
                   "price (half)"]
     if args.json:
-        doc = bench_end.json_report(outcome, notes, verdict_options(args), args.model, extra, drawn)
+        doc = bench_end.json_report(outcome, notes, verdict_options(args), args.model, extra, drawn,
+                                    estimates[0] if estimates else None)
         return bench_end.finish(doc, outcome)
     bench_end.report(outcome, notes, verdict_options(args), args.model, extra)
     return bench_end.finish(None, outcome)

@@ -68,8 +68,9 @@ def report(outcome: Any, notes: dict[str, list[str]], options: dict[str, Any], m
 
 
 def json_report(outcome: Any, notes: dict[str, list[str]], options: dict[str, Any], model: str,
-                extra: list[str], drawn: Any) -> dict[str, Any]:
-    """The same as one JSON-ready document (docs/json.md)."""
+                extra: list[str], drawn: Any, estimate: Any = None) -> dict[str, Any]:
+    """The same as one JSON-ready document (docs/json.md); `estimate` is the `Estimate` printed before the first
+    trial (a provider model only; with `--until-decided`, the first look's), else None."""
     from benchmarks.criterion.read import folder_caveat
 
     table, failed = criterion_of(outcome, options)
@@ -81,6 +82,7 @@ def json_report(outcome: Any, notes: dict[str, list[str]], options: dict[str, An
             "ran": outcome.ran, "nothing_to_do": bool(outcome.nothing_to_do), "summary": records(outcome.summary),
             "criterion": records(table) if table is not None else None, "criterion_error": failed,
             "caveat": caveat, "not_offered": notes["not_offered"], "notes": extra,
+            "estimate": None if estimate is None else estimate.to_dict(),
             "drawn": None if drawn is None else {"out": str(drawn.out), "trials": drawn.trials, "ran": drawn.ran},
             **totals(outcome.out), "status": 0, "error": None}
 

@@ -57,11 +57,12 @@ def estimate_lines(est: Any, what: str = "this sweep") -> list[str]:
     return lines
 
 
-def estimate_printer(quiet: bool) -> Any:
+def estimate_printer(quiet: bool, seen: list[Any]) -> Any:
     """`wva bench`'s: on stderr, each line prefixed `wva:`, before the sweep's first trial; nothing under `--quiet`
-    (the manifest records it all the same)."""
+    (the manifest records it all the same). Each estimate is also appended to `seen`, for `--json`."""
 
     def print_estimate(est: Any) -> None:
+        seen.append(est)
         for line in [] if quiet else estimate_lines(est):
             print(f"wva: {line}", file=sys.stderr)
 
