@@ -79,15 +79,25 @@ def test_the_progress_line_counts_429s_and_prompt_tokens_per_minute() -> None:
     from benchmarks.cli.progress import Progress
 
     out = io.StringIO()
-    bar = Progress(3, stream=out, every_s=0)
+    bar = Progress(3, stream=out, every_s=0, account=True)
     bar.update(False, {"input_tokens": 100, "cache_read_tokens": 50, "error_kinds": "RateLimitError;RateLimitError"})
     bar.update(True, {"input_tokens": 10, "error_kinds": "OverloadedError;RateLimitError"})
     lines = out.getvalue().splitlines()
     assert lines[-1].endswith(" 3 429s") and " tokens/min " in lines[-1] and bar.prompt_tokens == 160
     assert "in flight" not in lines[-1]  # no bound to read
     quiet = io.StringIO()
-    Progress(1, stream=quiet, every_s=0).update(False, {"error_kinds": ""})  # no tokens reported: no such figures
+    Progress(1, stream=quiet, every_s=0, account=True).update(False, {"error_kinds": ""})  # no tokens: no figures
     assert "tokens/min" not in quiet.getvalue() and "429s" not in quiet.getvalue()
+    sim = Progress(1, stream=io.StringIO(), every_s=0)  # the simulator: no account, no limits to report
+    sim.update(False, {"input_tokens": 100, "error_kinds": "RateLimitError"})
+    assert sim.line(1.0).endswith("errors 0") and sim.rate_limited == 1
+
+
+def test_the_line_reports_limits_only_against_an_account() -> None:
+    from benchmarks.cli.progress import against_an_account
+
+    assert against_an_account("anthropic:claude-sonnet-4-5") and against_an_account("openai:gpt-4o")
+    assert not against_an_account("sim:error_rate=0.1") and not against_an_account("replay:cassette.jsonl")
 
 
 def test_the_progress_line_shows_calls_in_flight_and_429s_as_they_happen() -> None:
@@ -108,7 +118,7 @@ def test_the_progress_line_shows_calls_in_flight_and_429s_as_they_happen() -> No
         await bound.release(second, faults.rate_limited(0.0))
         await bound.acquire()
         out = io.StringIO()
-        bar = Progress(4, stream=out, every_s=0, live=live)
+        bar = Progress(4, stream=out, every_s=0, live=live, account=True)
         bar.update(False, {"error_kinds": ""})
         bound.retire()
         assert live() is None

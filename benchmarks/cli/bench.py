@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.cli.estimate_text import estimate_printer
 
     estimates: list[Any] = []  # the estimate printed before the first trial, for --json
-    callbacks = {"on_start": progress_starter(progress, args.quiet), "on_warning": warn,
+    callbacks = {"on_start": progress_starter(progress, args.quiet, args.model), "on_warning": warn,
                  "on_trial": on_each_trial(progress), "on_estimate": estimate_printer(args.quiet, estimates)}
     try:
         if looks is None:
@@ -162,16 +162,16 @@ def run(args: argparse.Namespace) -> int:
     return bench_end.finish(None, outcome)
 
 
-def progress_starter(progress: dict[str, Any], quiet: bool) -> Callable[[int, int], None]:
+def progress_starter(progress: dict[str, Any], quiet: bool, model: str) -> Callable[[int, int], None]:
     """`on_start`: a new progress line for each sweep (each look of `--until-decided` starts one)."""
 
     def start(total: int, done: int) -> None:
-        from benchmarks.cli.progress import Progress
+        from benchmarks.cli.progress import Progress, against_an_account
         from benchmarks.harness.adaptive import live  # the bounds on calls in flight, for the line
 
         if "bar" in progress:  # the sweep of the next look
             progress["bar"].close()
-        progress["bar"] = Progress(total, done=done, quiet=quiet, live=live)
+        progress["bar"] = Progress(total, done=done, quiet=quiet, live=live, account=against_an_account(model))
 
     return start
 

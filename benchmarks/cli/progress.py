@@ -8,7 +8,10 @@ trials end):
 - `29,800 tokens/min`: the finished trials' prompt tokens per minute of wall time (input, cache reads and
   writes: what an input-token rate limit counts);
 - `2 429s`: calls answered 429 so far, counted at the bound as they happen (retried or not), or, where the
-  trials run in other processes (`--workers`), from the finished trials' `error_kinds`."""
+  trials run in other processes (`--workers`), from the finished trials' `error_kinds`.
+
+These three are shown only against an account (`anthropic:` and `openai:` models, `account=True`): the
+simulator and a replayed cassette have no limits, and their tokens per minute of wall time mean nothing."""
 
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from typing import Any, TextIO
 
 class Progress:
     def __init__(self, total: int, *, done: int = 0, quiet: bool = False, stream: TextIO | None = None,
-                 every_s: float = 5.0, live: Callable[[], dict[str, float] | None] | None = None) -> None:
+                 every_s: float = 5.0, live: Callable[[], dict[str, float] | None] | None = None,
+                 account: bool = False) -> None:
         self.total, self.done, self.errors = total, done, 0
         self.classes: dict[str, int] = {}  # errors by class (benchmarks.harness.error_classes), via `trial`
         self.prompt_tokens, self.rate_limited = 0, 0
@@ -31,6 +35,7 @@ class Progress:
         self.t0 = self.last = time.monotonic()
         self.started_at = done
         self.live = live  # calls in flight, their bound and the 429s so far, now (`adaptive.live`)
+        self.account = account  # the model is an account's, with rate limits: the line says how close it runs
 
     def update(self, failed: bool, row: dict[str, object] | None = None) -> None:
         self.done += 1
@@ -79,6 +84,8 @@ class Progress:
 
     def limits(self, now: float) -> str:
         """Calls in flight and their bound, prompt tokens per minute, 429s: the parts there is data for."""
+        if not self.account:
+            return ""
         live = self.live() if self.live is not None else None
         parts = [f"calls {live['in_flight']}/{live['bound']} in flight"] if live else []
         if self.prompt_tokens:
@@ -99,3 +106,10 @@ class Progress:
 
             self.stream.write("".join(f"  errors {kind}: {MEANING[kind]}\n" for kind in sorted(self.classes)))
         self.stream.flush()
+
+
+def against_an_account(model: str) -> bool:
+    """Whether `model` (a spec's text) is served by a provider's account, whose limits the line reports."""
+    from patterns.specs import provider_of
+
+    return provider_of(model) in ("anthropic", "openai")
