@@ -9,6 +9,7 @@ an arc back is a bounded loop; the answer step is the agent's.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -49,9 +50,10 @@ def draw_drawing(graph: nx.DiGraph, drawing: Drawing, task: str, drawn_from: int
     fig, ax = plt.subplots(figsize=(max(8.0, width), height + 1.0))
     routes = f"the start routes among {size.routes}; " if size.routes > 1 else ""
     routes += f"{size.dispatches} rules code decides by; " if size.dispatches else ""
-    draw(graph, ax, title=f"drawn from the agent's {drawing.walks} walks on {drawn_from} instances: "
-         f"{size.nodes} steps, {size.edges} edges, {size.loops} loops ({routes}at most {size.cap} ways on from a "
-         "later step)")
+    title = (f"drawn from the agent's {drawing.walks} walks on {drawn_from} instances: {size.nodes} steps, "
+             f"{size.edges} edges, {size.loops} loops ({routes}at most {size.cap} ways on from a later step)")
+    # about 10 characters an inch at the title's size: a long one wraps instead of running off both edges
+    draw(graph, ax, title=textwrap.fill(title, width=int(max(8.0, width) * 10)))
     fig.suptitle(f"{task}: the graph drawn from the agent's walks, as a workflow", fontsize=12, fontweight="bold")
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     footnote(fig)  # a run on the simulator says so
