@@ -1,6 +1,6 @@
 """Where the chapter's threshold comes from, and how well drawability's interval covers: printed, never asserted.
 
-    python -m benchmarks.perf.drawability_gap [--seeds 0,1,2] [--folders 150]
+    python -m benchmarks.perf.drawability_gap [--seeds 0,1,2] [--folders 150] [--d 10,20,25]
 
 Part 1 measures drawability (d = 10, 60 instances × 3 trials, mean over the seeds) on every setting of the
 synthetic processes whose answer is known (`tests/synthetic_walks.py`, `GRID`): the drawable ones (a fixed
@@ -8,8 +8,10 @@ path with retries, a bounded loop, branching after a step, routing among four or
 open-ended ones. It prints the lowest drawable value, the highest open-ended one and the middle of that gap,
 where `drawability.THRESHOLD` was set. Part 2 simulates `--folders` folders of 30 instances per process
 (trials correlated within instances) and prints how often the 95% interval covered the true value (the
-suite checks at least 90%: tests/test_drawability_truth.py). Run from the repository's root (it reads the
-generators in tests/).
+suite checks at least 90%: tests/test_drawability_truth.py), at each drawing size `--d` (default 10, the
+criterion's; larger ones test the learning curve's far end, where few instances are left to test and the
+interval widens), with the interval's mean width. Run from the repository's root (it reads the generators
+in tests/).
 """
 
 from __future__ import annotations
@@ -34,16 +36,18 @@ def gap(seeds: list[int]) -> list[str]:
     return lines
 
 
-def coverage(folders: int) -> list[str]:
+def coverage(folders: int, d: int = 10) -> list[str]:
     from tests.synthetic_walks import PROCESSES, sample
     from tests.test_drawability_truth import true_drawability
 
     lines = []
     for p in PROCESSES:
-        truth = true_drawability(p.name)
-        hits = sum(est.low <= truth <= est.high for est in (drawability(sample(p, 30, seed=500 + r), seed=r)
-                                                              for r in range(folders)))
-        lines.append(f"  {p.name:<13} true drawability {truth:.3f}: the interval covered it in {hits / folders:.1%}")
+        truth = true_drawability(p.name, d=d)
+        ests = [drawability(sample(p, 30, seed=500 + r), d, seed=r) for r in range(folders)]
+        hits = sum(est.low <= truth <= est.high for est in ests)
+        width = sum(est.high - est.low for est in ests) / folders
+        lines.append(f"  {p.name:<13} true drawability {truth:.3f}: the interval covered it in {hits / folders:.1%}"
+                     f" (mean width {width:.2f})")
     return lines
 
 
@@ -51,11 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.perf.drawability_gap", description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--folders", type=int, default=150)
+    p.add_argument("--d", default="10", help="drawing sizes at which to measure coverage (of 30 instances)")
     args = p.parse_args(argv)
     print("drawability at d = 10 on the synthetic processes (60 instances × 3 trials):")
     print("\n".join(gap([int(s) for s in args.seeds.split(",")])))
-    print(f"\ncoverage of the 95% interval, {args.folders} folders of 30 instances × 3 trials per process:")
-    print("\n".join(coverage(args.folders)))
+    for d in (int(text) for text in args.d.split(",")):
+        print(f"\ncoverage of the 95% interval at d = {d}, {args.folders} folders of 30 instances × 3 trials per "
+              "process:")
+        print("\n".join(coverage(args.folders, d)))
     return 0
 
 
