@@ -223,19 +223,6 @@ def test_the_drawn_workflow_draws_itself_and_survives_json() -> None:
     assert run_workflow(spec, model, "t").output == "x"
 
 
-def test_a_label_many_arcs_share_is_said_once_not_on_every_arc() -> None:
-    import networkx as nx
-
-    from benchmarks.report.charts.drawn import shared_labels
-
-    g = nx.DiGraph()
-    g.add_edges_from([(i, i + 1, {"label": "code: the tool next names"}) for i in range(4)])
-    g.add_edges_from([(9, 10, {"label": "code: end"}), (10, 11, {"label": "code: end"}), (11, 12)])
-    assert shared_labels(g) == ["code: the tool next names"]
-    assert nx.get_edge_attributes(g, "label") == {(9, 10): "code: end", (10, 11): "code: end"}
-    assert shared_labels(g) == []  # three or fewer arcs keep their labels
-
-
 def test_the_graph_draws_the_steps_a_pipeline_takes_in_code() -> None:
     drawing = learn_graph(walks("plan", "read", "sum") + walks("plan", "read", "read", "sum"))
     assert drawing.sequence == (("plan", "", ""), ("read", "", ""), ("sum", "", ""))

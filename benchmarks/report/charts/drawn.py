@@ -10,7 +10,6 @@ an arc back is a bounded loop; the answer step is the agent's.
 from __future__ import annotations
 
 import textwrap
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -53,7 +52,6 @@ def draw_drawing(graph: nx.DiGraph, drawing: Drawing, task: str, drawn_from: int
     routes += f"{size.dispatches} rules code decides by; " if size.dispatches else ""
     title = (f"drawn from the agent's {drawing.walks} walks on {drawn_from} instances: {size.nodes} steps, "
              f"{size.edges} edges, {size.loops} loops ({routes}at most {size.cap} ways on from a later step)")
-    title += "".join(f"; each unlabelled arc: {text}" for text in shared_labels(graph))
     # about 10 characters an inch at the title's size: a long one wraps instead of running off both edges
     draw(graph, ax, title=textwrap.fill(title, width=int(max(8.0, width) * 10)))
     fig.suptitle(f"{task}: the graph drawn from the agent's walks, as a workflow", fontsize=12, fontweight="bold")
@@ -63,13 +61,3 @@ def draw_drawing(graph: nx.DiGraph, drawing: Drawing, task: str, drawn_from: int
     plt.close(fig)
     return path
 
-
-def shared_labels(graph: nx.DiGraph, most: int = 3) -> list[str]:
-    """The arc labels more than `most` arcs carry, taken off those arcs (returned, to be said once): on the
-    readable trail 71 arcs said the same rule and hid the graph."""
-    counts = Counter(nx.get_edge_attributes(graph, "label").values())
-    shared = sorted(text for text, n in counts.items() if n > most)
-    for _, _, data in graph.edges(data=True):
-        if data.get("label") in shared:
-            del data["label"]
-    return shared
