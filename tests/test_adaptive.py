@@ -94,10 +94,13 @@ def test_the_progress_line_counts_429s_and_prompt_tokens_per_minute() -> None:
 
 
 def test_the_line_reports_limits_only_against_an_account() -> None:
-    from benchmarks.cli.progress import against_an_account
+    from benchmarks.cli.progress import against_an_account, sweep_progress
+    from benchmarks.harness.adaptive import live
 
     assert against_an_account("anthropic:claude-sonnet-4-5") and against_an_account("openai:gpt-4o")
     assert not against_an_account("sim:error_rate=0.1") and not against_an_account("replay:cassette.jsonl")
+    paid, sim = (sweep_progress(1, 0, True, model) for model in ("anthropic:claude-sonnet-4-5", "sim"))
+    assert paid.account and not sim.account and paid.live is live is sim.live
 
 
 def test_the_progress_line_shows_calls_in_flight_and_429s_as_they_happen() -> None:

@@ -166,12 +166,11 @@ def progress_starter(progress: dict[str, Any], quiet: bool, model: str) -> Calla
     """`on_start`: a new progress line for each sweep (each look of `--until-decided` starts one)."""
 
     def start(total: int, done: int) -> None:
-        from benchmarks.cli.progress import Progress, against_an_account
-        from benchmarks.harness.adaptive import live  # the bounds on calls in flight, for the line
+        from benchmarks.cli.progress import sweep_progress
 
         if "bar" in progress:  # the sweep of the next look
             progress["bar"].close()
-        progress["bar"] = Progress(total, done=done, quiet=quiet, live=live, account=against_an_account(model))
+        progress["bar"] = sweep_progress(total, done, quiet, model)
 
     return start
 

@@ -19,15 +19,13 @@ def drawn_step(args: argparse.Namespace, config: Any, outcome: Any, warn: Callab
     if not args.quiet:
         print("wva: the drawn phase: each task's graph drawn from the agent's walks on 10 instances runs as a "
               "workflow on its other instances, into OUT/drawn/ (--no-drawn skips it)", file=sys.stderr, flush=True)
-    from benchmarks.cli.progress import Progress, against_an_account
-    from benchmarks.harness.adaptive import live
+    from benchmarks.cli.progress import Progress, sweep_progress
     from benchmarks.studies.drawn import run_drawn
 
     progress: dict[str, Progress] = {}
 
     def start(total: int, done: int) -> None:
-        progress["bar"] = Progress(total, done=done, quiet=args.quiet, live=live,
-                                   account=against_an_account(args.model))
+        progress["bar"] = sweep_progress(total, done, args.quiet, args.model)
 
     def on_trial(row: dict[str, Any]) -> None:
         progress["bar"].trial(row)

@@ -113,3 +113,10 @@ def against_an_account(model: str) -> bool:
     from patterns.specs import provider_of
 
     return provider_of(model) in ("anthropic", "openai")
+
+
+def sweep_progress(total: int, done: int, quiet: bool, model: str) -> Progress:
+    """The line of a sweep on `model` in this process: its calls' live bounds, its limits if it has an account."""
+    from benchmarks.harness.adaptive import live
+
+    return Progress(total, done=done, quiet=quiet, live=live, account=against_an_account(model))

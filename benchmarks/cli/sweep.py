@@ -64,9 +64,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from benchmarks.cli.progress import Progress, against_an_account
+    from benchmarks.cli.progress import Progress, sweep_progress
     from benchmarks.criterion.render import flips_text
-    from benchmarks.harness.adaptive import live
     from benchmarks.harness.bench import BenchConfig
     from benchmarks.studies.sweep import Axis, parse_values, points, run_sweep
     from patterns.options import RequestOptions
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     bar: dict[str, Progress] = {}
 
     def start(total: int, done: int) -> None:
-        bar["p"] = Progress(total, done=done, quiet=args.quiet, live=live, account=against_an_account(args.model))
+        bar["p"] = sweep_progress(total, done, args.quiet, args.model)
 
     from benchmarks.harness.errors import SweepRefused, SweepStopped
 
