@@ -59,6 +59,18 @@ def test_the_estimate_of_a_hand_computed_case() -> None:
     assert (limited.wall_low_s, limited.wall_high_s) == (pytest.approx(40.0), pytest.approx(240.0))
 
 
+def test_cache_reads_do_not_count_toward_the_input_token_limit() -> None:
+    """The hand-computed case again, each trial now also reading 5,000 tokens from the cache and writing 500: an
+    input-token limit counts input and cache writes only (the API's cache-aware ITPM), so 10 trials count
+    20,000 + 5,000 = 25,000 prompt tokens, 19,000 past the first minute's 6,000: 190 s, not the 690 s that
+    counting the 50,000 cache reads would give."""
+    rows = basis().assign(cache_read_tokens=5000, cache_write_tokens=500)
+    limited = estimate(rows, {("t", "p"): 10}, model="m", price=PRICE, in_flight=4, itpm=6000.0)
+    assert limited.wall_s == pytest.approx(190.0) and limited.wall_basis == "input tokens per minute"
+    assert limited.tokens == 22_000 + 55_000  # every token still counts in the tokens and the cost
+    assert limited.cost_usd == pytest.approx(0.09 + 10 * 1e-6 * (5000 * 0.3 + 500 * 3.75))
+
+
 def test_an_unknown_price_is_an_unknown_cost_never_zero() -> None:
     est = estimate(basis(), {("t", "p"): 10}, model="anthropic:claude-opus-4-9", price=None, in_flight=4)
     assert est.cost_usd is None and est.cost_low_usd is None and est.cell_cost("t", "p") is None

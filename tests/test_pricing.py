@@ -1,4 +1,5 @@
 import json
+import re
 from importlib import resources
 
 import pytest
@@ -72,3 +73,32 @@ def test_price_is_frozen() -> None:
     price = price_for("claude-sonnet-4-5")
     with pytest.raises(AttributeError):
         price.input = 0  # type: ignore[misc, union-attr]
+
+
+def test_every_entry_names_its_page_and_day_and_batch_is_half() -> None:
+    """Each entry says where its prices were read and when; a Claude entry's batch prices are half its standard ones
+    (what `+batch` price ids charge) and its 1-hour cache write is at least its 5-minute one."""
+    raw = json.loads(resources.files("patterns").joinpath("prices.json").read_text("utf-8"))
+    for name, entry in raw["models"].items():
+        assert entry["source"].startswith("https://") and re.fullmatch(r"2026-\d\d-\d\d", entry["read"]), name
+        if name.startswith("claude"):
+            assert (entry["batch_input"], entry["batch_output"]) == (entry["input"] / 2, entry["output"] / 2), name
+            assert entry["cache_write_1h"] >= entry["cache_write"], name
+            batch = price_for(f"{name}+batch")
+            assert batch is not None and batch.input == entry["batch_input"] and batch.output == entry["batch_output"]
+
+
+@pytest.mark.parametrize(("model_id", "prices"), [
+    ("claude-opus-5-5", (4.0, 20.0, 5.0, 0.2)), ("claude-fable-5-1", (10.0, 50.0, 12.5, 0.25)),
+    ("claude-sonnet-5-5", (2.0, 10.0, 2.5, 0.2)), ("claude-opus-4-8", (5.0, 25.0, 6.25, 0.5)),
+    ("claude-sonnet-4-6", (3.0, 15.0, 3.75, 0.3)), ("claude-opus-5", (5.0, 25.0, 6.25, 0.5))])
+def test_the_current_claude_models_are_priced(model_id: str, prices: tuple[float, ...]) -> None:
+    price = price_for(model_id)
+    assert price is not None and price.model == model_id
+    assert (price.input, price.output, price.cache_write, price.cache_read) == prices
+
+
+@pytest.mark.parametrize("model_id", ["claude-haiku-5-5", "claude-fable-5-2", "claude-mythos-5-1"])
+def test_a_model_no_official_row_prices_stays_unpriced(model_id: str) -> None:
+    """Haiku 5.5's price depends on the prompt's length; Fable 5.2 and Mythos 5.1's ids were not on a page read."""
+    assert price_for(model_id) is None

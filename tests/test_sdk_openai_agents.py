@@ -70,4 +70,5 @@ def test_a_server_fault_reaches_the_framework_as_openais_own_error() -> None:
     with Tapped("never", overloaded_rate=1.0, retry_after_s=0) as server:
         with pytest.raises(openai.InternalServerError) as info:
             run_agent_sdk(server, "hi")
-    assert info.value.status_code == 529 and server.posts == 1 and server.script.requests == []
+    assert info.value.status_code == 503 and server.posts == 1 and server.script.requests == []
+    assert info.value.body["type"] == "service_unavailable_error"  # type: ignore[index]

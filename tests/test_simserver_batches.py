@@ -68,7 +68,7 @@ def test_cancel_before_the_end_cancels_every_request(server: SimServer) -> None:
     ([], "a list of 1 to 100,000 requests"),
     ([{"custom_id": "has space", "params": PARAMS}], "custom_id: String should match"),
     ([{"custom_id": "x", "params": PARAMS}, {"custom_id": "x", "params": PARAMS}], "must be unique"),
-    ([{"custom_id": "x", "params": {"max_tokens": 5}}], "requests.0.params.model: Field required"),
+    ([{"custom_id": "x", "params": "not an object"}], "requests.0.params: Input should be a valid dictionary"),
 ])
 def test_a_bad_batch_is_a_400_invalid_request_error(server: SimServer, requests: list[object], message: str) -> None:
     with pytest.raises(anthropic.BadRequestError, match=message):

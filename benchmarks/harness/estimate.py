@@ -17,7 +17,9 @@ not price has its cost *unknown* (None), never $0.
 Wall time is the larger of two bounds: the trials' summed latency spread over the calls in flight
 (`min(concurrency, max_in_flight)`: a trial's calls mostly follow one another; a finished trial's measured
 latency, which holds its waits, is spread over the trials in flight instead: `as_calls_in_flight`), and the
-prompt tokens (input, cache reads and writes) at the account's input-token limit a minute, when a reply's
+prompt tokens that count toward an input-token limit (input and cache writes: cache reads do not, for current
+Claude models, the rate-limits page's "Cache-aware ITPM", https://platform.claude.com/docs/en/api/rate-limits;
+`patterns.sim.ratelimit` quotes it) at the account's input-token limit a minute, when a reply's
 `anthropic-ratelimit-input-tokens-limit` header told it (the pre-flight request's), less the first minute's
 worth, which a full bucket lets through at once. Ramp-up, 429s and retries' waits are not in it.
 
@@ -102,7 +104,7 @@ def priced(rows: pd.DataFrame, price: Price | None) -> pd.DataFrame:
         tokens["input_tokens"] * price.input + tokens["output_tokens"] * price.output
         + tokens["cache_read_tokens"] * price.cache_read + tokens["cache_write_tokens"] * price.cache_write)
     out["tokens"] = tokens.sum(axis=1)
-    out["prompt"] = tokens["input_tokens"] + tokens["cache_read_tokens"] + tokens["cache_write_tokens"]
+    out["prompt"] = tokens["input_tokens"] + tokens["cache_write_tokens"]  # what an ITPM limit counts: no cache reads
     out["steps"] = pd.to_numeric(rows["steps"], errors="coerce").fillna(0.0)
     out["latency_s"] = pd.to_numeric(rows["latency_s"], errors="coerce").fillna(0.0)
     return out

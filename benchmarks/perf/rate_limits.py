@@ -14,7 +14,7 @@ adaptive bound of `benchmarks/harness/adaptive.py`, at most `--max-in-flight` ca
 
 The last line reads `achieved <share> of the limit, <share> 429s`. The goal (issue 35): at least 0.85 of
 the limit and at most 2% 429s. Both are counted by the account itself (`patterns.sim.ratelimit.Account`):
-the prompt tokens it let through (input plus cache reads and writes, what an input-token limit counts; the
+the prompt tokens it let through (input plus cache writes, what an input-token limit counts: no cache reads; the
 pre-flight call's and any failed trial's included, which the sweep's `runs.csv` would miss), and the
 requests it answered and refused. The wall time is that of the sweep, `run_bench` from start to end. The
 first line also says how many trials ended in an error: a sweep whose trials give up on their retries does

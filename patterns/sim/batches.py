@@ -1,7 +1,18 @@
-"""The Message Batches API on the sim server: create, retrieve, results and cancel, in the API's shapes.
+"""The Message Batches API on the sim server: create, retrieve, list, results, cancel and delete, in the API's shapes.
 
 - `POST /v1/messages/batches` with `{"requests": [{"custom_id", "params"}, ...]}` (1 to 100,000 requests,
-  custom ids unique and `^[a-zA-Z0-9_-]{1,64}$`) answers a `message_batch` object, `in_progress`;
+  custom ids unique and `^[a-zA-Z0-9_-]{1,64}$`, a body of at most 256 MiB: the server's `max_batch_body_bytes`)
+  answers a `message_batch` object, `in_progress`. Each request's `params` must be an object, but what is in it
+  is checked only when the batch is processed, as the API does (it validates params asynchronously): a request
+  without `model`, or one the Messages API would refuse, is an `errored` result with that 400's error;
+- `GET /v1/messages/batches` lists the batches, most recently created first, a page at a time as the API does:
+  `{"data": [message_batch, ...], "has_more", "first_id", "last_id"}`, `limit` 1 to 1,000 (default 20),
+  `after_id` (the page after that batch) or `before_id` (the page before it), which the SDK's
+  `client.messages.batches.list()` pages through;
+- `DELETE /v1/messages/batches/{id}` deletes an ended batch and answers `{"id", "type": "message_batch_deleted"}`
+  (the SDK's `DeletedMessageBatch`); a batch still processing is refused with a 400, since the API deletes a
+  batch only once it has finished processing ("If you'd like to delete an in-progress batch, you must first
+  cancel it": a cancelled batch ends at once here, so cancel then delete works);
 - `GET /v1/messages/batches/{id}` answers it again: `in_progress` until `batch_processing_s` seconds of wall
   time have passed since its creation, then `ended`, with `ended_at`, its `request_counts` and a
   `results_url` on this server (built from the request's `Host`, as the SDK fetches that address);
@@ -41,7 +52,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import anthropic
 
@@ -52,6 +63,8 @@ STREAMS_HEADER = "x-wva-streams"  # the create call's requests' streams, in orde
 BATCH_OPTIONS = {"batch_processing_s": float, "batch_error_rate": float, "batch_expire_rate": float}
 DEFAULT_PROCESSING_S = 0.2  # small, but long enough that a client polls at least once
 MAX_REQUESTS = 100_000  # the API's bound on a batch
+MAX_BATCH_BODY_BYTES = 256 * 1024 * 1024  # the API's bound on a Message Batches request body (its errors page)
+LIST_LIMIT, LIST_DEFAULT = 1000, 20
 CUSTOM_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 Reply = tuple[int, dict[str, Any] | bytes, dict[str, str]]
 
@@ -93,6 +106,8 @@ class Batches:
         parts = path.split("?")[0][len(PREFIX):].strip("/").split("/")
         if method == "POST" and parts == [""]:
             return self.create(headers, raw)
+        if method == "GET" and parts == [""]:
+            return self.listed(path, headers)
         batch = self._batches.get(parts[0])
         if batch is None or len(parts) > 2:
             return faults.not_found(f"message_batch {parts[0]!r} not found" if len(parts) <= 2 else "Not found")
@@ -104,6 +119,12 @@ class Batches:
                 if batch.ended_at is None and batch.cancel_initiated_at is None:
                     batch.cancel_initiated_at = datetime.now(UTC)
                 return 200, self._view(batch, headers), {}
+            if method == "DELETE" and len(parts) == 1:
+                if batch.ended_at is None:
+                    return faults.invalid_request(f"Batch {batch.id} cannot be deleted while it is processing: "
+                                                  "cancel it first")
+                del self._batches[batch.id]
+                return 200, {"id": batch.id, "type": "message_batch_deleted"}, {}
             if method == "GET" and parts[1:] == ["results"]:
                 if batch.ended_at is None:
                     return faults.invalid_request(f"Batch {batch.id} has not finished processing yet")
@@ -126,8 +147,8 @@ class Batches:
             if not isinstance(custom_id, str) or not CUSTOM_ID.fullmatch(custom_id):
                 return faults.invalid_request(f"requests.{n}.custom_id: String should match pattern "
                                               "'^[a-zA-Z0-9_-]{1,64}$'")
-            if not isinstance(params, dict) or not isinstance(params.get("model"), str):
-                return faults.invalid_request(f"requests.{n}.params.model: Field required")
+            if not isinstance(params, dict):
+                return faults.invalid_request(f"requests.{n}.params: Input should be a valid dictionary")
             ids.append(custom_id)
         if len(set(ids)) != len(ids):
             return faults.invalid_request("requests: custom_id values must be unique within a batch")
@@ -143,6 +164,29 @@ class Batches:
             self.sizes.append(len(batch.requests))
             self.received.update(_digest(stream, params) for _, params, stream in batch.requests)
         return 200, self._view(batch, headers), {"request-id": f"req_{secrets.token_hex(12)}"}
+
+    def listed(self, path: str, headers: Any) -> Reply | anthropic.APIStatusError:
+        """A page of the batches, most recently created first (module docstring)."""
+        query = parse_qs(urlsplit(path).query)
+        given = (query.get("limit") or [str(LIST_DEFAULT)])[-1]
+        if not given.isdigit() or not 1 <= int(given) <= LIST_LIMIT:
+            return faults.invalid_request(f"limit: Input should be an integer from 1 to {LIST_LIMIT:,}")
+        limit = int(given)
+        with self._lock:
+            order = sorted(self._batches.values(), key=lambda b: (b.created_at, b.started), reverse=True)
+            ids = [b.id for b in order]
+            before, after = (query.get("before_id") or [None])[-1], (query.get("after_id") or [None])[-1]
+            if before is not None:
+                end = ids.index(before) if before in ids else 0
+                page, more = order[max(0, end - limit):end], end - limit > 0
+            else:
+                start = ids.index(after) + 1 if after in ids else (len(ids) if after is not None else 0)
+                page, more = order[start:start + limit], start + limit < len(order)
+            for batch in page:
+                self._settle(batch)
+            data = [self._view(b, headers) for b in page]
+        return 200, {"data": data, "has_more": more, "first_id": data[0]["id"] if data else None,
+                     "last_id": data[-1]["id"] if data else None}, {}
 
     def _settle(self, batch: Batch) -> None:
         """End the batch if its time has come (or it was cancelled): every request's result, once."""
@@ -162,11 +206,15 @@ class Batches:
         draw = random.Random(hashlib.sha256(seed).digest()).random()
         if draw < self.expire_rate:
             return {"type": "expired"}
+        request_id = f"req_{secrets.token_hex(12)}"
         if draw < self.expire_rate + self.error_rate:
-            return {"type": "errored", "error": faults.error_body("api_error", "Internal server error")}
+            return {"type": "errored", "error": faults.error_body("api_error", "Internal server error", request_id)}
+        if not isinstance(params.get("model"), str):  # checked here, not at create: the API's params are async
+            return {"type": "errored", "error": faults.error_body("invalid_request_error", "model: Field required",
+                                                                  request_id)}
         status, body, _ = self.sim.answer(params, stream, inject_faults=False)
         if status != 200:
-            return {"type": "errored", "error": body}
+            return {"type": "errored", "error": {**body, "request_id": request_id}}
         return {"type": "succeeded", "message": body}
 
     def _view(self, batch: Batch, headers: Any) -> dict[str, Any]:

@@ -231,12 +231,7 @@ class PromptCache:
             now = ready_at = self.clock.now()
         parts, marked = boundaries(call, layout, tokens)
         with self._lock:
-            read, hit = 0, None
-            for mark, _ in marked:
-                for b in (mark, *(p for p in parts if mark.end - LOOKBACK_BLOCKS <= p.end < mark.end)):
-                    entry = self._entries.get(b.digest)
-                    if entry is not None and entry[0] <= now < entry[1] and b.tokens > read:
-                        read, hit = b.tokens, entry
+            read, hit = self._read(parts, marked, now)
             if hit is not None:
                 hit[1] = now + hit[2]
             furthest = 0
@@ -250,3 +245,23 @@ class PromptCache:
             while len(self._entries) > MAX_ENTRIES:
                 del self._entries[next(iter(self._entries))]
         return read, (furthest - read if furthest else 0)
+
+    def peek(self, call: Any, layout: Layout, tokens: TokenCounter) -> int:
+        """The cache_read_input_tokens `account` would give this request now, nothing changed (for the sim
+        server's rate limiter, which does not count cache reads toward the input-token limit)."""
+        if not layout.marks or self.clock is None:
+            return 0
+        parts, marked = boundaries(call, layout, tokens)
+        with self._lock:
+            return self._read(parts, marked, self.clock.now())[0]
+
+    def _read(self, parts: list[Boundary], marked: list[tuple[Boundary, float]],
+              now: float) -> tuple[int, list[float] | None]:
+        """(tokens read, the entry read) for a request's boundaries: the longest prefix readable now."""
+        read, hit = 0, None
+        for mark, _ in marked:
+            for b in (mark, *(p for p in parts if mark.end - LOOKBACK_BLOCKS <= p.end < mark.end)):
+                entry = self._entries.get(b.digest)
+                if entry is not None and entry[0] <= now < entry[1] and b.tokens > read:
+                    read, hit = b.tokens, entry
+        return read, hit

@@ -21,9 +21,18 @@ and every policy, fault and knob applies to both.
   refused (400, `code` `unsupported_value`): the simulator returns one choice per request.
 - Replies: finish_reason `stop`/`tool_calls`/`length`/`content_filter`; usage with `prompt_tokens`
   = input + cache reads + cache writes and `prompt_tokens_details.cached_tokens` = cache reads.
-- Errors: `{"error": {"message", "type", "param", "code"}}` with the same status and headers (a
-  429's and a 529's `retry-after` included); "prompt is too long" is worded as OpenAI words it, with
-  code `context_length_exceeded`.
+- Errors are OpenAI's: `{"error": {"message", "type", "param", "code"}}`, its words and types, never the
+  Messages API's or a link to its docs; the headers are kept (`retry-after` included, `request-id` also sent as
+  `x-request-id`, OpenAI's name for it). "prompt is too long" is worded as OpenAI words it, code
+  `context_length_exceeded`; a 429 is `Rate limit reached ... Please try again in 1s. Visit
+  https://platform.openai.com/account/rate-limits to learn more.`, type `requests` or `tokens`, code
+  `rate_limit_exceeded` (the account's own 429 names its limit and numbers, `ratelimit._openai_429`); a 401 is
+  `invalid_api_key`; a 500 is `server_error`, "The server had an error while processing your request. Sorry
+  about that!". OpenAI has no 529: the simulator's overloaded fault is answered **503**, type
+  `service_unavailable_error`, code `server_is_overloaded`, "The engine is currently overloaded, please try
+  again later." (OpenAI's 503 for a model without capacity), with its `retry-after`; the `openai` SDK and
+  `OpenAIModel` raise a 503 as `InternalServerError` (retried as every 5xx), while `server.faults_injected`
+  still counts it as the simulator's `OverloadedError`.
 """
 
 from __future__ import annotations
@@ -44,6 +53,18 @@ _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "t
            "max_tokens": "length", "model_context_window_exceeded": "length", "refusal": "content_filter"}
 _CHOICE = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
 _TOO_LONG = re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum")
+OVERLOADED_STATUS = {529: 503}  # OpenAI answers a model without capacity 503; it has no 529
+_OPENAI_ERRORS = {  # the Messages API's error type -> OpenAI's (type, code, message)
+    "rate_limit_error": ("requests", "rate_limit_exceeded", "Rate limit reached in organization org-sim on requests "
+                         "per min (RPM). Please try again in {wait}. Visit "
+                         "https://platform.openai.com/account/rate-limits to learn more."),
+    "overloaded_error": ("service_unavailable_error", "server_is_overloaded",
+                         "The engine is currently overloaded, please try again later."),
+    "api_error": ("server_error", None, "The server had an error while processing your request. Sorry about that!"),
+    "authentication_error": ("invalid_request_error", "invalid_api_key", "Incorrect API key provided. You can find "
+                             "your API key at https://platform.openai.com/account/api-keys."),
+    "not_found_error": ("invalid_request_error", None, "Invalid URL (POST /v1/chat/completions)"),
+}
 
 
 def _is_chat(path: str) -> bool:
@@ -177,7 +198,10 @@ def reply(path: str, status: int, body: dict[str, Any],
     if _is_chat(path):
         if "request-id" in headers:
             headers["x-request-id"] = headers["request-id"]
-        body = completion(body) if status == 200 and body.get("type") == "message" else error(body)
+        if status == 200 and body.get("type") == "message":
+            body = completion(body)
+        else:
+            status, body = OVERLOADED_STATUS.get(status, status), error(body, headers.get("retry-after"))
     return status, json.dumps(body).encode(), "application/json", headers
 
 
@@ -202,16 +226,17 @@ def completion(message: dict[str, Any]) -> dict[str, Any]:
                       "prompt_tokens_details": {"cached_tokens": cached}}}
 
 
-def error(body: dict[str, Any]) -> dict[str, Any]:
-    """An Anthropic error body (`{"type": "error", "error": {...}}`) as OpenAI's."""
+def error(body: dict[str, Any], retry_after: str | None = None) -> dict[str, Any]:
+    """An Anthropic error body (`{"type": "error", "error": {...}}`) as OpenAI's, in its words (module docstring)."""
     inner = body.get("error") if isinstance(body.get("error"), dict) else {}
     message, kind = str(inner.get("message", "")), str(inner.get("type", "api_error"))
-    code: str | None = inner.get("code")  # set by `invalid`, as is `param`
+    code: str | None = inner.get("code")  # set by `invalid` and the account's own 429, as is `param`
     too_long = _TOO_LONG.search(message)
     if too_long:
         message = (f"This model's maximum context length is {too_long.group(2)} tokens. However, your messages "
                    f"resulted in {too_long.group(1)} tokens. Please reduce the length of the messages.")
         code = "context_length_exceeded"
-    elif kind == "rate_limit_error":
-        code = "rate_limit_exceeded"
+    elif kind in _OPENAI_ERRORS:
+        kind, code, message = _OPENAI_ERRORS[kind]
+        message = message.format(wait=f"{retry_after or 1}s")
     return {"error": {"message": message, "type": kind, "param": inner.get("param"), "code": code}}

@@ -4,12 +4,18 @@ A request is checked before its body is read (`guard.py`), then turned into the 
 params (either wire, `chat_wire.py`), then answered by the `SimServer`: by the network's faults
 (`netfaults.py`) or by the simulated model. It logs only the request line and the status, at DEBUG
 level, to the `patterns.sim.server` logger: never a header (an API key could be in one).
+
+Every reply the server writes carries a `request-id` header (`req_...`), as every API response does (the
+API's errors page), successes, errors, 429s and batch replies alike, and an error body carries the same id
+as `request_id` (the API's error shape: `{"type": "error", "error": {"type", "message"}, "request_id"}`).
+Only the network's faults (a cut connection, a proxy's page) have none: no API wrote them.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -40,6 +46,13 @@ def error_reply(exc: anthropic.APIStatusError) -> tuple[int, dict[str, Any], dic
     headers = {k: v for k, v in exc.response.headers.items() if k in ("retry-after", "request-id")}
     body = exc.body if isinstance(exc.body, dict) else faults.error_body("api_error", str(exc))
     return exc.status_code, body, headers
+
+
+def stamped(headers: dict[str, str] | None) -> dict[str, str]:
+    """The headers with a `request-id`: the reply's own (a Message's) or a new one."""
+    out = dict(headers or {})
+    out.setdefault("request-id", f"req_{secrets.token_hex(12)}")
+    return out
 
 
 def request_params(sim: Any, path: str, headers: Any, raw: bytes) -> dict[str, Any] | anthropic.APIStatusError:
@@ -73,6 +86,9 @@ class Handler(BaseHTTPRequestHandler):
         if status == CLIENT_GONE:
             self.close_connection = True
             return
+        headers = stamped(headers)
+        if body.get("type") == "error":
+            body = {**body, "request_id": headers["request-id"]}
         self._send_bytes(*chat_wire.reply(self.path, status, body, headers))  # as it is but on the chat path
 
     def _send_bytes(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
@@ -117,12 +133,20 @@ class Handler(BaseHTTPRequestHandler):
             return self._send_error(reply)
         status, body, headers = reply
         if isinstance(body, bytes):
-            return self._send_bytes(status, body, headers.pop("content-type"), headers)
+            return self._send_bytes(status, body, headers.pop("content-type"), stamped(headers))
         return self._send(status, body, headers)
+
+    def do_DELETE(self) -> None:
+        self.server.sim.deadlines.done(self.connection)
+        if self.path.startswith(batches.PREFIX):
+            self._batch("DELETE", b"")
+        else:
+            self._send_error(faults.not_found())
 
     def do_POST(self) -> None:
         sim = self.server.sim
-        length = guard.body_length(self.headers, sim.max_body_bytes)  # before a byte of the body is read
+        limit = sim.max_batch_body_bytes if self.path.startswith(batches.PREFIX) else sim.max_body_bytes
+        length = guard.body_length(self.headers, limit)  # before a byte of the body is read
         if isinstance(length, anthropic.APIStatusError):
             self.close_connection = True  # the body is left unread: the connection cannot carry another request
             return self._send_error(length)

@@ -20,7 +20,8 @@ The server never logs or echoes the `x-api-key` / `authorization` headers: it lo
 request line and the status, at DEBUG level, to the `patterns.sim.server` logger.
 
 It is hardened like a real endpoint (`patterns.sim.guard`, the HTTP side in `patterns.sim.handler`):
-a body over `max_body_bytes` (32 MiB, the Messages API's limit) is answered 413 before it is read,
+a body over `max_body_bytes` (32 MiB, the Messages API's limit; `max_batch_body_bytes`, 256 MiB, on the Message
+Batches endpoints, as the API's errors page gives them) is answered 413 before it is read,
 a bad `Content-Length` 400, and a client has `read_timeout_s` (30 s) to send a whole request, so
 slow or idle connections cannot hold the server's threads. `loopback` says whether only this
 machine can reach it (`wva sim-server` warns otherwise), and `wva sim-server` reads
@@ -40,7 +41,7 @@ from typing import Any
 import anthropic
 
 from . import faults, guard, netfaults, ratelimit
-from .batches import BATCH_OPTIONS, DEFAULT_PROCESSING_S, Batches
+from .batches import BATCH_OPTIONS, DEFAULT_PROCESSING_S, MAX_BATCH_BODY_BYTES, Batches
 from .cache import split
 from .generic import GenericPolicy
 from .handler import CLIENT_GONE, HTTPServer, error_reply
@@ -51,8 +52,9 @@ from .tokens import TokenCounter
 from .validate import prepare
 
 SERVER_OPTIONS = {"slow_s": float, "require_api_key": str, "disconnect_rate": float, "slow_rate": float,
-                  "malformed_rate": float, "max_body_bytes": int, "read_timeout_s": float,
-                  "rate_limit_rpm": float, "rate_limit_itpm": float, "rate_limit_otpm": float, **BATCH_OPTIONS}
+                  "malformed_rate": float, "max_body_bytes": int, "max_batch_body_bytes": int,
+                  "read_timeout_s": float, "rate_limit_rpm": float, "rate_limit_itpm": float,
+                  "rate_limit_otpm": float, **BATCH_OPTIONS}
 DEFAULT_SLOW_S = 10.0
 MAX_STREAMS = 4096  # forks kept for the streams clients name (x-wva-stream); the least recently used go first
 API_KEY_ENV = "WVA_SIM_API_KEY"  # `wva sim-server` takes require_api_key from here (never shown by `ps`)
@@ -64,15 +66,16 @@ class SimServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, policies: Sequence[Policy] | None = None,
                  slow_s: float = DEFAULT_SLOW_S, require_api_key: str | None = None, disconnect_rate: float = 0.0,
                  slow_rate: float = 0.0, malformed_rate: float = 0.0, max_body_bytes: int = guard.MAX_BODY_BYTES,
-                 read_timeout_s: float = guard.READ_TIMEOUT_S, rate_limit_rpm: float = 0.0,
-                 rate_limit_itpm: float = 0.0, rate_limit_otpm: float = 0.0,
+                 max_batch_body_bytes: int = MAX_BATCH_BODY_BYTES, read_timeout_s: float = guard.READ_TIMEOUT_S,
+                 rate_limit_rpm: float = 0.0, rate_limit_itpm: float = 0.0, rate_limit_otpm: float = 0.0,
                  batch_processing_s: float = DEFAULT_PROCESSING_S, batch_error_rate: float = 0.0,
                  batch_expire_rate: float = 0.0, **sim_knobs: Any) -> None:
         if slow_s < 0:
             raise ValueError(f"slow_s must be >= 0, got {slow_s!r}")
-        if max_body_bytes < 1:
-            raise ValueError(f"max_body_bytes must be >= 1, got {max_body_bytes!r}")
-        self.max_body_bytes = max_body_bytes
+        if min(max_body_bytes, max_batch_body_bytes) < 1:
+            raise ValueError(f"max_body_bytes and max_batch_body_bytes must be >= 1, got {max_body_bytes!r} and "
+                             f"{max_batch_body_bytes!r}")
+        self.max_body_bytes, self.max_batch_body_bytes = max_body_bytes, max_batch_body_bytes
         self.account = ratelimit.Account(rate_limit_rpm, rate_limit_itpm, rate_limit_otpm)  # 0: no limit
         self.deadlines = guard.Deadlines(read_timeout_s)
         self.host, self.port = host, port
@@ -170,7 +173,10 @@ class SimServer:
         if not stream:
             return self.model
         with self._count_lock:
-            fork = self._forks.pop(stream, None) or self.model.fork(stream, tally=True)
+            fork = self._forks.pop(stream, None)
+            if fork is None:
+                fork = self.model.fork(stream, tally=True)
+                fork.prompt_cache.keep_wall_time()  # a fork's cache is new: on wall time too, or it never reads
             self._forks[stream] = fork  # most recently used last; the oldest streams are forgotten
             while len(self._forks) > MAX_STREAMS:
                 self._forks.pop(next(iter(self._forks)))
@@ -179,26 +185,30 @@ class SimServer:
     def respond(self, params: dict[str, Any], stream: str | None = None, *,
                 openai: bool = False) -> tuple[int, dict[str, Any], dict[str, str]]:
         """`answer`, through the account's rate limits when it has any (`patterns.sim.ratelimit`), with their
-        headers (the OpenAI family's on the chat-completions path)."""
+        headers (the OpenAI family's on the chat-completions path, where the limits are OpenAI's)."""
         if not self.account.active:
             return self.answer(params, stream)
-        refused, taken = self.account.admit(params, self._prompt_tokens(params))
+        refused, taken = self.account.admit(params, self._prompt_tokens(params, stream, cached=not openai),
+                                            openai=openai)
         status, body, headers = error_reply(refused) if refused is not None else self.answer(params, stream)
         if refused is None:
             usage = (body.get("usage") or {}) if status == 200 else {}
-            prompt = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
-                                                          "cache_read_input_tokens"))
-            self.account.settle(taken, prompt, int(usage.get("output_tokens") or 0))
+            counted = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens"))
+            self.account.settle(taken, counted, int(usage.get("output_tokens") or 0))  # cache reads: not counted
         return status, body, {**headers, **self.account.headers(openai=openai)}
 
-    def _prompt_tokens(self, params: dict[str, Any]) -> int | None:
-        """The request's prompt tokens as the simulator counts them (the API knows its count at admission too);
-        None for a request it would refuse anyway."""
+    def _prompt_tokens(self, params: dict[str, Any], stream: str | None = None, *, cached: bool = True) -> int | None:
+        """The request's prompt tokens as the simulator counts them (the API knows its count at admission too), less
+        what its stream's prompt cache would read now when `cached` (cache reads do not count toward the
+        input-token limit); None for a request it would refuse anyway."""
         try:
-            call = prepare(split(params)[0])
+            plain, layout = split(params)
+            call = prepare(plain)
         except anthropic.APIStatusError:
             return None
-        return self.model.tokens.count_request(system=call.system, tools=call.tools, messages=call.messages)
+        model = self.model_for(stream)
+        total = model.tokens.count_request(system=call.system, tools=call.tools, messages=call.messages)
+        return total - model.prompt_cache.peek(call, layout, model.tokens) if cached else total
 
     def answer(self, params: dict[str, Any], stream: str | None = None, *,
                inject_faults: bool = True) -> tuple[int, dict[str, Any], dict[str, str]]:
