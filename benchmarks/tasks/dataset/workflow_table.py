@@ -178,6 +178,10 @@ def check_tools(path: Path, steps: tuple[StepSpec, ...], tools: ToolSet | None) 
             if name and name not in offered:
                 raise ValueError(f"{where}: no tool {name!r} in the task's tools ({', '.join(offered) or 'none'})")
         callable_ = [step.tool] if step.tool else (list(step.tools) or list(offered)) if step.dispatch else []
+        literal = step.dispatch.strip()
+        if step.dispatch and not REF.search(step.dispatch) and literal not in callable_:
+            raise ValueError(f"{where}: dispatch names {literal!r}, which is not among the tools it may call "
+                             f"({', '.join(callable_) or 'none'})")
         params = {p for t in callable_ for p in offered[t].param["input_schema"].get("properties", {})}
         given = {k for k, _ in step.args}
         if callable_ and given != params:
