@@ -118,8 +118,8 @@ def test_a_step_the_model_names_and_code_dispatches_is_the_models_decision() -> 
     parsed = Chain([LLM("read", "{input}"), Code("parse", str.strip), Dispatch("go", TEN, _follow)])
     with pytest.raises(AgentLike, match="agent-like"):
         Loop(parsed, until=lambda t: True, max_rounds=10)
-    worded = Chain([LLM("read", "{input}"), Route(Code("label", str.strip),
-                                                  {f"p{i}": ToolStep(f"p{i}", TEN, f"place_{i}", dict) for i in range(5)})])
+    places = {f"p{i}": ToolStep(f"p{i}", TEN, f"place_{i}", dict) for i in range(5)}
+    worded = Chain([LLM("read", "{input}"), Route(Code("label", str.strip), places)])
     with pytest.raises(AgentLike, match="1 of 5 next steps"):  # code parses the label the model wrote
         Loop(worded, until=lambda t: True, max_rounds=10)
     looked = Chain([LLM("read", "{input}"), ToolStep("look", TEN, "place_0", lambda t: {"key": t}),

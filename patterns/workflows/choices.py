@@ -176,7 +176,8 @@ def model_choices(graph: nx.DiGraph) -> list[Choice]:
     """Every model decision of a workflow's graph (`spec.graph`) or a learned one, a tree of routers as its root."""
     how = {n: h for n in graph if (h := _how(graph, n))}
     inner = {c for n in how if graph.nodes[n].get("switch") for c in _inner(graph, n)}
-    drawn = [Choice(n, _leaves(graph, n), on_loop(graph, n, h), step_of(n), h) for n, h in how.items() if n not in inner]
+    drawn = [Choice(n, _leaves(graph, n), on_loop(graph, n, h), step_of(n), h)
+             for n, h in how.items() if n not in inner]
     return drawn + _learned(graph)
 
 

@@ -132,7 +132,8 @@ class DatasetTask:
         if self._not_offered is None:
             out = {} if self.file.routes else {
                 "route": f"{self.file.path.name} has no [routes] table, so there is nothing to route between"}
-            generic = [p for p in PATTERNS if p not in out and p != "agent" and not (p == "chain" and self.file.workflow)]
+            generic = [p for p in PATTERNS if p not in out and p != "agent"
+                       and not (p == "chain" and self.file.workflow)]
             for pattern in generic if self._user_design is None else []:  # a design module's are checked as built
                 reason = agent_like_reason(lambda p=pattern: generic_design(p, self, self.tools))
                 if reason is not None:

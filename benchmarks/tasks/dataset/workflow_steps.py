@@ -148,7 +148,7 @@ def model_writers(steps: tuple[StepSpec, ...], before: frozenset[str] = frozense
     also gets the body's last output), `{<step>}` and `{<step>.<field>}` that step's."""
     out = dict(known or {})
     previous = before
-    for i, s in enumerate(steps):
+    for s in steps:
         if s.body:
             last = model_writers(s.body[-1:])[s.body[-1].name]
             inner = model_writers(s.body, previous | last, out)
