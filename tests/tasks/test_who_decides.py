@@ -65,8 +65,8 @@ def test_routing_to_one_of_four_actions_after_a_lookup_runs(tmp_path: Path, caps
 
 @pytest.mark.parametrize(("workflow", "step", "how"), [
     (PICK_THEN_GO, "go", "a step it names for code to call"),
-    (PICK_THEN_GO.replace('[[workflow.steps.steps]]\nname = "go"\ndispatch = "{pick}"\nargs = { order_id = "{task}" }\n',
-                          "").replace('prompt = "Which', 'tools = ["get_order", "refund_order", "reship_order", '
+    (PICK_THEN_GO.replace('[[workflow.steps.steps]]\nname = "go"\ndispatch = "{pick}"\n'
+                          'args = { order_id = "{task}" }\n', "").replace('prompt = "Which', 'tools = ["get_order", "refund_order", "reship_order", '
                                       '"cancel_order", "escalate"]\nprompt = "Which'),
      "pick", "tools offered to it"),
 ])
@@ -85,7 +85,8 @@ def test_a_task_file_loop_where_the_model_picks_among_five_is_refused_at_load(
 def test_a_loop_dispatching_on_a_tools_field_loads(tmp_path: Path) -> None:
     """The same loop with the name read off a tool's result (code's decision) is drawn."""
     code = PICK_THEN_GO.replace('prompt = "Which tool comes next? Reply with its name only.\\n\\n{task}\\n\\n{input}"',
-                                'tool = "get_order"\nargs = { order_id = "{task}" }').replace('"{pick}"', '"{pick.next}"')
+                                'tool = "get_order"\nargs = { order_id = "{task}" }')
+    code = code.replace('"{pick}"', '"{pick.next}"')
     assert DatasetTask.from_file(_orders(tmp_path, code)).natural_workflow == "chain"
 
 
