@@ -63,11 +63,15 @@ def test_routing_to_one_of_four_actions_after_a_lookup_runs(tmp_path: Path, caps
     assert "evaluate_optimize: not offered for orders: its generic design is agent-like" in said.out + said.err
 
 
+OFFERED = PICK_THEN_GO.replace('[[workflow.steps.steps]]\nname = "go"\ndispatch = "{pick}"\n'
+                               'args = { order_id = "{task}" }\n', "")
+OFFERED = OFFERED.replace('prompt = "Which', 'tools = ["get_order", "refund_order", "reship_order", "cancel_order", '
+                          '"escalate"]\nprompt = "Which')
+
+
 @pytest.mark.parametrize(("workflow", "step", "how"), [
     (PICK_THEN_GO, "go", "a step it names for code to call"),
-    (PICK_THEN_GO.replace('[[workflow.steps.steps]]\nname = "go"\ndispatch = "{pick}"\n'
-                          'args = { order_id = "{task}" }\n', "").replace('prompt = "Which', 'tools = ["get_order", "refund_order", "reship_order", '
-                                      '"cancel_order", "escalate"]\nprompt = "Which'),
+    (OFFERED,
      "pick", "tools offered to it"),
 ])
 def test_a_task_file_loop_where_the_model_picks_among_five_is_refused_at_load(
