@@ -98,15 +98,12 @@ async def _collect(family: Any, base: SimModel, instances: int, seed: int) -> li
     import tempfile
     from pathlib import Path
 
-    from benchmarks.harness.drawn_check import agent_like_designs
     from benchmarks.studies.charges import designs_of
     from benchmarks.tasks.variants import design_for
 
-    designs = designs_of(family)
-    refused = agent_like_designs(family, designs)  # the one definition: never run, so never probed
     requests: list[dict[str, Any]] = []
     for instance in family.instances(instances, seed):
-        for pattern in (d for d in designs if d not in refused):  # the agent, every pattern offered, each variant
+        for pattern in designs_of(family):  # the agent, every pattern offered, every named variant
             with tempfile.TemporaryDirectory(prefix="wva-audit-") as workdir:
                 env = family.environment(instance, Path(workdir))
                 model = _Recorder(base.fork(f"collect|{instance.id}|{pattern}"), requests)
