@@ -57,10 +57,11 @@ def csv_line(path: Path, row: int) -> int:
     return row + 2
 
 
-def load_inputs(out_dir: str | Path, columns: list[str] | None = None) -> tuple[pd.DataFrame, EventLines,
-                                                                                  dict[str, Any]]:
-    """runs.csv (keys kept as strings; only `columns` if given), the events (read from the file each time they
-    are iterated, in file order: never all in memory), and the manifest."""
+def load_inputs(out_dir: str | Path, columns: list[str] | None = None, keep_refused: bool = False) -> tuple[
+        pd.DataFrame, EventLines, dict[str, Any]]:
+    """runs.csv's counted trials (keys kept as strings; only `columns` if given; every trial with `keep_refused`,
+    for the facts of a run: its trial count, its errors), the events (read from the file each time they are
+    iterated, in file order: never all in memory), and the manifest."""
     out = Path(out_dir)
     if not out.is_dir():
         raise FileNotFoundError(f"no such folder: {out}")
@@ -70,7 +71,7 @@ def load_inputs(out_dir: str | Path, columns: list[str] | None = None) -> tuple[
     if runs.empty:
         raise ValueError(f"{out / RUNS} has no trials")
     runs["success"] = read_success(runs["success"], out / RUNS)
-    return counted(runs), EventLines(out / EVENTS), read_manifest(out)
+    return runs if keep_refused else counted(runs), EventLines(out / EVENTS), read_manifest(out)
 
 
 def with_kinds(out: Path, columns: list[str] | None) -> list[str] | None:
