@@ -127,3 +127,14 @@ def walk(family, env):
     line = _one_line(capsys.readouterr().err)
     assert "agent-like: at step 'go' the model picks 1 of 10 next steps" in line and "explore" in line
     assert not out.exists()
+
+
+def test_the_oracle_names_the_action_a_dispatch_calls(tmp_path: Path) -> None:
+    """examples/oracle.py answers a step that asks for a tool's name with the tool whose result holds the target,
+    so an oracle cassette measures the routing workflow, not a gap in the recorder (the chain lost every trial)."""
+    from examples.oracle import record
+
+    folder = tmp_path / "orders"
+    shutil.copytree(EXAMPLES / "orders", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    summary = record(folder / "orders.toml", tmp_path / "c.jsonl", instances=4).set_index("pattern")
+    assert summary.loc["chain", "success_rate"] == 1.0 and summary.loc["agent", "success_rate"] == 1.0
