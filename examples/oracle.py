@@ -14,7 +14,8 @@ On `sim` a task file gets no verdict (the simulator has no ground truth for it, 
   fill (a token shaped like the parameter's example, an email, a number from the last result) once, in
   the tools module's order; a chain step offered another tool says it is not needed;
 - every answer is `Answer: <target>`; a judge or grader says PASS; a drawn `[workflow]` step that asks
-  for one value gets the value the simulated policy would extract when right.
+  for one value gets the value the simulated policy would extract when right, and one that asks for a tool's
+  name (a dispatch then calls it) gets the tool whose result, on the row, holds the target.
 
 It runs inside `SimModel` at `error_rate=0`, so tokens and latency are modelled as for any simulated call,
 and `RecordingModel` writes every call. Replaying the cassette gives, offline, each design's cost, steps
@@ -99,11 +100,29 @@ class Oracle:
             return _say("1. Find what the question names.\n2. Look it up with its tool.\n3. Answer from the result.")
         if not request.tools and (value := shaped_reply(said)) is not None:
             return _say(value)
+        if not request.tools and row is not None and (name := self._tool_to_name(said, row, target)) is not None:
+            return _say(name)  # a step whose reply names the tool code calls next: the one that gives the target
         if request.tools and (call := self._next_call(request, row)) is not None:
             return Reply([{"type": "tool_use", "name": call[0], "input": call[1]}])
         if d.USE in said and request.tools and not request.tool_uses():
             return _say(d.NOT_NEEDED)
         return _say(f"Answer: {target}")
+
+    def _tool_to_name(self, said: str, row: Any, target: str) -> str | None:
+        """When a step asks for a tool's name (two or more of the task's tools named in it), the one whose result,
+        called on the row, holds the target: how an oracle picks the action a dispatch then calls."""
+        tools = self.task.tools.tools if self.task.tools else {}
+        named = [t for name, t in tools.items() if re.search(rf"\b{re.escape(name)}\b", said)]
+        if len(named) < 2 or not target or "name" not in said.lower():
+            return None
+        for tool in named:
+            args = _arguments(tool.param, row.prompt, "")
+            try:
+                if args is not None and target in str(tool.fn(**args)):
+                    return str(tool.param["name"])
+            except Exception:  # a tool that refuses this row is not its action
+                continue
+        return None
 
     def _next_call(self, request: Request, row: Any) -> tuple[str, dict[str, Any]] | None:
         """The next tool to call for this row (the route's tool, else each fillable tool once), or None."""

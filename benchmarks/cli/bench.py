@@ -206,6 +206,9 @@ def configure(args: argparse.Namespace) -> tuple[Any, list[Any], Callable[[], No
                              **paid_settings(args),
                              options=RequestOptions(prompt_cache=args.prompt_cache))
         families = [load_task(spec) for spec in args.tasks]  # every task spec checked before anything is written
+        from benchmarks.harness.drawn_check import check_user_designs
+
+        check_user_designs(families, config.patterns)  # an agent-like design of yours: one line, exit 2
         config, close_tracing = with_tracing(config, args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

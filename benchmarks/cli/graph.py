@@ -1,4 +1,8 @@
-"""`wva graph PATTERN TASK`: draw a pattern's fixed graph for one task as a PNG."""
+"""`wva graph PATTERN TASK`: draw a pattern's fixed graph for one task as a PNG.
+
+Every model decision is marked on its step ("model picks 1 of N"), and one that makes the design agent-like (more
+than K next steps on a loop: `patterns.workflows.choices`) is marked AGENT-LIKE and outlined; a design refused when
+it is built (a `Loop` around such a step, a task file holding one) is one line and exit 2."""
 
 from __future__ import annotations
 
@@ -42,7 +46,19 @@ def design_graph(pattern: str, task: str) -> Any:
     instance = family.instances(1, 0)[0]
     with tempfile.TemporaryDirectory(prefix="wva-graph-") as workdir:
         env = family.environment(instance, Path(workdir))
-        return design_for(family, pattern, env).graph
+        return marked(design_for(family, pattern, env).graph)
+
+
+def marked(graph: Any) -> Any:
+    """`graph` with each model decision's step labelled with its width, and an agent-like one flagged."""
+    from patterns.workflows.choices import K, model_choices
+
+    for c in model_choices(graph):
+        wide = c.on_loop and c.branches > K
+        node = graph.nodes[c.node]
+        node["label"] = f"{'AGENT-LIKE: ' if wide else ''}model picks 1 of {c.branches}: {node.get('label', c.node)}"
+        node["agent_like"] = wide
+    return graph
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,8 @@ every α above it. A verdict without a winner (`either`, `inconclusive`) makes n
 the first that fails; adjusted p-values are the running maximum of (K − i + 1) p_(i). It controls the
 familywise error at α under any dependence between the tasks (Holm 1979), with no assumption that the
 tasks are independent — they share a model and a seed. K counts every task (or cell) with a
-comparison, winner or not: each was a chance to name a false winner.
+comparison, winner or not: each was a chance to name a false winner. A withheld task (`criterion.withheld`) has no
+claim (`claim_p` empty): it is not counted, and it has no familywise verdict.
 
 **The familywise verdict** (`verdict_familywise`): the verdict where Holm confirms its winner (adjusted
 p ≤ 5%); a winner Holm does not confirm reads `inconclusive` (its claim is not made familywise; the
@@ -87,6 +88,7 @@ def familywise_columns(df: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     out["familywise_p"] = adjusted
     keep = ~np.isin(out["verdict"].astype(str), WINNERS) | (adjusted <= alpha)
     out["verdict_familywise"] = np.where(keep, out["verdict"].astype(str), "inconclusive")
+    out.loc[out["verdict"].astype(str) == "withheld", "verdict_familywise"] = None  # no verdict, no reading of one
     return out
 
 

@@ -1,4 +1,10 @@
-"""Reading a results folder for the criterion: its runs (success checked line by line), events and manifest."""
+"""Reading a results folder for the criterion: its runs (success checked line by line), events and manifest.
+
+**Refused is not lost.** A trial refused or failed in the task's or the design's own code (`CodeError`, `DesignError`,
+`ScorerError`, `CodeError:AgentLike`: `benchmarks.harness.code_errors`) measured nothing about the design: it is
+never a loss. Such trials are left out here, where every reader of runs for the criterion starts (`load_inputs`,
+`criterion_inputs`): success, the verdict, the familywise reading, stability, `wva plan` and the Pareto front never
+see them, and a task with any of them gets no verdict (`criterion.withheld`, `refused_trials` says why)."""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from benchmarks.criterion.bounds import Levels
+from benchmarks.harness.code_errors import is_code_error
 from benchmarks.harness.outputs import EVENTS, MANIFEST, RUNS, read_runs, read_table
 from patterns.specs import provider_of
 
@@ -50,20 +57,65 @@ def csv_line(path: Path, row: int) -> int:
     return row + 2
 
 
-def load_inputs(out_dir: str | Path, columns: list[str] | None = None) -> tuple[pd.DataFrame, EventLines,
-                                                                                  dict[str, Any]]:
-    """runs.csv (keys kept as strings; only `columns` if given), the events (read from the file each time they
-    are iterated, in file order: never all in memory), and the manifest."""
+def load_inputs(out_dir: str | Path, columns: list[str] | None = None, keep_refused: bool = False) -> tuple[
+        pd.DataFrame, EventLines, dict[str, Any]]:
+    """runs.csv's counted trials (keys kept as strings; only `columns` if given; every trial with `keep_refused`,
+    for the facts of a run: its trial count, its errors), the events (read from the file each time they are
+    iterated, in file order: never all in memory), and the manifest."""
     out = Path(out_dir)
     if not out.is_dir():
         raise FileNotFoundError(f"no such folder: {out}")
     if not (out / RUNS).exists():
         raise FileNotFoundError(f"{out} has no {RUNS}: run 'wva bench --out {out}' first")
-    runs = read_runs(out, columns)
+    runs = read_runs(out, with_kinds(out, columns))
     if runs.empty:
         raise ValueError(f"{out / RUNS} has no trials")
     runs["success"] = read_success(runs["success"], out / RUNS)
-    return runs, EventLines(out / EVENTS), read_manifest(out)
+    return runs if keep_refused else counted(runs), EventLines(out / EVENTS), read_manifest(out)
+
+
+def with_kinds(out: Path, columns: list[str] | None) -> list[str] | None:
+    """`columns` and `error_kinds` (where runs.csv has it), so that refused trials can be told apart."""
+    if columns is None or "error_kinds" in columns:
+        return columns
+    header = read_table(out / RUNS, nrows=0).columns
+    return [*columns, "error_kinds"] if "error_kinds" in header else columns
+
+
+def refused(runs: pd.DataFrame) -> pd.Series:
+    """Which trials were refused or failed in the task's or the design's own code (module docstring)."""
+    if "error_kinds" not in runs:
+        return pd.Series(False, index=runs.index)
+    return runs["error_kinds"].map(is_code_error).astype(bool)
+
+
+def counted(runs: pd.DataFrame) -> pd.DataFrame:
+    """The trials the criterion counts: every trial but the refused ones."""
+    mask = refused(runs)
+    return runs if not mask.any() else runs[~mask].reset_index(drop=True)
+
+
+def refused_trials(out_dir: str | Path) -> dict[str, str]:
+    """Per task with refused trials, one sentence: which designs, how many of their trials, and of what kinds."""
+    out = Path(out_dir)
+    header = read_table(out / RUNS, nrows=0).columns if (out / RUNS).exists() else []
+    if "error_kinds" not in header:
+        return {}
+    runs = read_table(out / RUNS, usecols=["task", "pattern", "error_kinds"], dtype=str)
+    runs = runs.assign(refused=refused(runs))
+    said = {}
+    for task, g in runs.groupby("task", sort=False):
+        hit = g[g["refused"]]
+        if hit.empty:
+            continue
+        parts = []
+        for pattern, h in hit.groupby("pattern", sort=False):
+            kinds = sorted({k for e in h["error_kinds"] for k in str(e).split(";") if is_code_error(k)})
+            parts.append(f"{pattern} {len(h)} of {int((g['pattern'] == pattern).sum())} ({', '.join(kinds)})")
+        said[str(task)] = (f"no verdict: trials refused or failed in the task's or the design's own code, not the "
+                           f"design losing — {'; '.join(parts)}; they are left out of every figure: fix the code "
+                           "(runs.csv's detail says where) and rerun")
+    return said
 
 
 def criterion_inputs(out_dir: str | Path, columns: list[str]) -> tuple[Iterator[pd.DataFrame], EventLines,
@@ -84,9 +136,11 @@ def criterion_inputs(out_dir: str | Path, columns: list[str]) -> tuple[Iterator[
     read_success(read_table(out / RUNS, usecols=["success"], dtype=str)["success"], out / RUNS)
 
     def blocks() -> Iterator[pd.DataFrame]:
-        for block in task_blocks(out, columns):
+        for block in task_blocks(out, with_kinds(out, columns) or columns):
             block["success"] = block["success"].astype("string").str.strip().str.lower().map(SUCCESS).astype(bool)
-            yield block
+            kept = counted(block)
+            if not kept.empty:
+                yield kept
 
     return blocks(), EventLines(out / EVENTS), manifest
 

@@ -162,9 +162,9 @@ def verdict_line(row: Any) -> str:
     c = cells(row)
     if not c.compared:
         return f"  {c.task}: {c.verdict} ({_get(row, 'note', '')})"
-    if c.verdict == "withheld":  # a task file on sim (benchmarks.criterion.withheld): the figures, never a winner
-        return (f"  {c.task}: WITHHELD — {c.comparator} {c.workflow} vs agent {c.agent} measure the simulator's "
-                f"mechanics only\n    {_get(row, 'reason', '')}")
+    if c.verdict == "withheld":  # refused trials, or a task file on sim (criterion.withheld): never a winner
+        return (f"  {c.task}: WITHHELD — {c.comparator} {c.workflow} vs agent {c.agent}, no winner named"
+                f"\n    {_get(row, 'reason', '')}")
     line = (f"  {c.task}: {c.verdict.upper()} — {c.comparator} {c.workflow} vs agent {c.agent} (diff {c.diff}), "
             f"cost ×{num(_get(row, 'cost_ratio', math.nan), '.2f')}, latency ×"
             f"{num(_get(row, 'latency_ratio', math.nan), '.2f')}; drawability "

@@ -66,7 +66,7 @@ from benchmarks.criterion.verdict import (
     check_margin,
     check_value,
 )
-from benchmarks.criterion.withheld import withheld_tasks, withhold
+from benchmarks.criterion.withheld import withheld_reasons, withhold
 from benchmarks.harness.atomic import write_atomic
 from benchmarks.harness.code_errors import is_design_error
 from benchmarks.harness.stats import clustered_rate, percentile
@@ -245,8 +245,10 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
         rows.append(row)
         pairs.append(pair)
     replicates = read_replicates(out_dir, manifest.get("code_digest"))  # another code version's: stale, left out
-    df = with_agreement(pd.DataFrame(rows, columns=COLUMNS), replicates, seed)
-    df = withhold(df, withheld_tasks(out_dir))  # a task file on sim: no verdict
+    # no verdict where trials were refused in code, or a task file ran on sim; withheld before the readings of
+    # verdicts (seeds, the familywise one) so none of them counts a verdict there is not
+    df = withhold(pd.DataFrame(rows, columns=COLUMNS), withheld_reasons(out_dir))
+    df = with_agreement(df, replicates, seed)
     df["agrees"] = df["agrees"].astype("boolean")
     return df, pd.concat([p for p in pairs if not p.empty] or [pd.DataFrame()], ignore_index=True)
 

@@ -1,4 +1,11 @@
-"""No confident verdict on meaningless data: a task file run on the simulator gets no verdict.
+"""No confident verdict on meaningless data: a task file run on the simulator, or a task whose trials were refused
+or failed in its own or its designs' code, gets no verdict.
+
+**Refused trials** (issue 41): a trial refused or failed in the task's or the design's own code (`CodeError`,
+`DesignError`, `ScorerError`, `AgentLike`) is left out of every figure where runs are read
+(`criterion.read.counted`), and the task is withheld with a reason naming the designs and kinds
+(`criterion.read.refused_trials`), whatever model ran it: sim, a replay or a real one. Counting such trials as the
+design losing let a cassette of refused chain trials name the agent the winner.
 
 The decision (issue 36; docs/own-task.md says it to users): a user's own task file has no simulated
 ground truth. The simulator's policy for it (`benchmarks.tasks.dataset.policy`) walks each design
@@ -23,7 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchmarks.criterion.read import RUNS, read_manifest, sim_dataset_tasks
+from benchmarks.criterion.read import RUNS, read_manifest, read_table, refused_trials, sim_dataset_tasks
 
 WITHHELD = "withheld"
 REASON = ("no verdict: a task file run on the simulator, which has no ground truth for a user's dataset and only "
@@ -33,22 +40,40 @@ REASON = ("no verdict: a task file run on the simulator, which has no ground tru
 
 
 def withheld_tasks(out_dir: str | Path) -> list[str]:
-    """The folder's tasks whose verdict is withheld: task files whose trials ran on the simulator."""
+    """The folder's tasks whose verdict is withheld (`withheld_reasons`)."""
+    return list(withheld_reasons(out_dir))
+
+
+def withheld_reasons(out_dir: str | Path) -> dict[str, str]:
+    """Per withheld task, why: its trials refused in code (`read.refused_trials`), or a task file run on sim."""
     out = Path(out_dir)
     if not (out / RUNS).exists():
-        return []
-    runs = pd.read_csv(out / RUNS, usecols=["model", "task"], dtype=str)
-    return sim_dataset_tasks(runs, read_manifest(out))
+        return {}
+    runs = read_table(out / RUNS, usecols=["model", "task"], dtype=str)
+    reasons = dict.fromkeys(sim_dataset_tasks(runs, read_manifest(out)), REASON)
+    return reasons | refused_trials(out)
 
 
-def withhold(df: pd.DataFrame, tasks: list[str]) -> pd.DataFrame:
-    """`df` with every row of `tasks` given no verdict (module docstring); other rows unchanged."""
+CLEARED = ("agrees", "stability", "seed_agreement", "stable", "claim_p", "familywise_p", "verdict_familywise",
+           "other_verdict", "other_diff", "other_ci_low", "other_ci_high")  # readings of a verdict there is not
+
+
+def withhold(df: pd.DataFrame, tasks: dict[str, str] | list[str]) -> pd.DataFrame:
+    """`df` with every row of `tasks` given no verdict (module docstring) and the reason (a list: `REASON`), and
+    none of the readings of a verdict (stability, the familywise one); other rows unchanged."""
+    reasons = tasks if isinstance(tasks, dict) else dict.fromkeys(tasks, REASON)
     compared = df["comparator"].fillna("").astype(str) != "" if "comparator" in df else True
-    rows = df["task"].astype(str).isin(tasks) & df["verdict"].isin(("workflow", "agent", "either", "inconclusive")) \
-        & compared  # a row with nothing compared keeps its own reason (no agent runs, no workflow runs)
+    refusals = df["task"].astype(str).map(reasons).fillna(REASON) != REASON
+    rows = df["task"].astype(str).isin(reasons) & df["verdict"].isin(("workflow", "agent", "either", "inconclusive")) \
+        & (compared | refusals)  # a row with nothing compared keeps its own reason, unless trials were refused
     if not rows.any():
         return df
     out = df.copy()
-    out.loc[rows, ["verdict", "reason", "note"]] = [WITHHELD, REASON, REASON]
-    out.loc[rows, "agrees"] = pd.NA
+    text = df.loc[rows, "task"].astype(str).map(reasons)
+    for column, value in (("verdict", WITHHELD), ("reason", text), ("note", text)):
+        out[column] = out[column].astype(object)  # a column read as numbers (all blank) takes text without a warning
+        out.loc[rows, column] = value
+    for column in (c for c in CLEARED if c in out):
+        out[column] = out[column].astype(object)
+        out.loc[rows, column] = pd.NA
     return out

@@ -66,12 +66,24 @@ def _shown(path: str) -> str:
         return path
 
 
+DETAIL_CHARS = 290  # runs.csv keeps 300 characters of `detail`; a little room for what redaction writes
+
+
+def whole(text: str, limit: int = DETAIL_CHARS) -> str:
+    """`text` on one line and at most `limit` characters, cut at a word with "…" when it is longer, never mid-word."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "…"
+
+
 def describe(entry: str, exc: BaseException) -> str:
-    """What `detail` says: the kind, where, and the exception's message."""
+    """What `detail` says: the kind, where, and the exception's message, one whole line (`whole`)."""
     where = location(exc)
     text = entry + (f" at {where}" if where else "")
     message = " ".join(str(exc).split())
-    return f"{text}: {message}" if message else text
+    return whole(f"{text}: {message}" if message else text)
 
 
 def design_error(events: Iterable[Any]) -> str | None:

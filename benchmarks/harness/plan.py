@@ -38,6 +38,10 @@ def not_offered(family: Any, names: tuple[str, ...] = ()) -> dict[str, str]:
     declared = getattr(family, "not_offered", None)
     out = dict(declared()) if callable(declared) else {}
     out.update(variants_not_offered(family, names))
+    from benchmarks.harness.drawn_check import agent_like_designs
+    from benchmarks.tasks.variants import is_user_design
+
+    out.update(agent_like_designs(family, [n for n in names if n not in out and not is_user_design(n)]))
     if not callable(getattr(family, f"design_{DRAWN}", None)):
         out[DRAWN] = "drawn from a results folder's agent walks, by python -m benchmarks.studies.run_drawn DIR"
     return out

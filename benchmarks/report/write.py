@@ -13,7 +13,7 @@ import pandas as pd
 
 from benchmarks.criterion import render
 from benchmarks.criterion.drawability import CAP, THRESHOLD, D
-from benchmarks.criterion.read import load_inputs, sim_caveat, sim_dataset_tasks
+from benchmarks.criterion.read import counted, load_inputs, sim_caveat, sim_dataset_tasks
 from benchmarks.criterion.table import PAIRS, write_criterion
 from benchmarks.criterion.verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 from benchmarks.harness.atomic import write_text_atomic
@@ -234,7 +234,7 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     from benchmarks.report.charts import draw_all
 
     out = Path(out_dir)
-    runs, events, manifest = load_inputs(out)
+    runs, events, manifest = load_inputs(out, keep_refused=True)  # the run's facts count every trial
     df = write_criterion(out, criterion, pairs=pairs)
     margin = float(df["margin"].dropna().iloc[0]) if df["margin"].notna().any() else DEFAULT_MARGIN
     known = {k: df[k].dropna() for k in ("cost_margin", "value_per_success")}
@@ -242,7 +242,7 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     value = float(known["value_per_success"].iloc[0]) if len(known["value_per_success"]) else None
     sweep = find_sweep(out)
     caveat = sim_caveat(sim_dataset_tasks(runs, manifest))
-    charts = draw_all(out, runs, events, df, manifest, sweep, caveat=caveat)
+    charts = draw_all(out, counted(runs), events, df, manifest, sweep, caveat=caveat)  # figures: no refused trial
     parts = ["# Workflow or agent? — benchmark report", "", model_paragraph(manifest, runs), "",
              "## Verdicts", "", render.table(df, markdown=True), "", overall(df),
              render.rr.familywise_line(df), "",

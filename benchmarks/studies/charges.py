@@ -222,8 +222,9 @@ def designs_of(family: Any, extra: tuple[str, ...] = ()) -> list[str]:
     from benchmarks.names import PATTERNS
     from benchmarks.tasks.variants import variants_of
 
-    skipped = not_offered(family)
-    own = ["agent", *(p for p in PATTERNS if p != "agent" and p not in skipped), *variants_of(family)]
+    candidates = [*PATTERNS, *variants_of(family)]
+    skipped = not_offered(family, candidates)  # an agent-like design too (benchmarks.harness.drawn_check)
+    own = ["agent", *(p for p in candidates if p != "agent" and p not in skipped)]
     return own + [d for d in extra if d not in own]
 
 

@@ -23,8 +23,9 @@ async def arun_workflow(
     """`await spec(run, task)` inside a fresh `Run`; every ending becomes the Result's terminal.
 
     `tracer` (an OpenTelemetry tracer or a `patterns.otel.Tracing`) exports the run's spans when it ends.
-    A workflow in which the model picks among more than `choices.K` steps after a tool has answered is refused
-    (`AgentLike`, a ValueError) before any call: it is the agent pattern and must not be reported as a workflow."""
+    A workflow in which the model picks among more than `choices.K` next steps on a loop is refused (`AgentLike`, a
+    ValueError) before any call: it is the agent pattern and must not be reported as a workflow. A sweep finds such
+    a design when it is set up (`benchmarks.harness.drawn_check`), so no trial is refused here."""
     check_drawn(spec)
     traced = None
     if tracer is not None:

@@ -102,9 +102,11 @@ def draw(graph: nx.DiGraph, ax: Any = None, *, title: str | None = None, widths:
     for n, (x, y) in pos.items():
         kind = graph.nodes[n].get("kind", "code")
         colour = KIND_COLOURS.get(kind, "#999999")
+        flagged = bool(graph.nodes[n].get("agent_like"))  # an agent-like step (choices.py): outlined in vermillion
         ax.text(x, y, _wrap(str(graph.nodes[n].get("label", n))), ha="center", va="center", fontsize=7.5,
                 color="white" if kind == "llm" else "black", zorder=3,
-                bbox={"boxstyle": "round,pad=0.45", "facecolor": colour, "edgecolor": "#333333", "linewidth": 0.6})
+                bbox={"boxstyle": "round,pad=0.45", "facecolor": colour,
+                      "edgecolor": "#D55E00" if flagged else "#333333", "linewidth": 2.4 if flagged else 0.6})
     ax.set_title(title if title is not None else graph.graph.get("title", ""), fontsize=10)
     ax.legend(handles=[Patch(color=c, label=k) for k, c in KIND_COLOURS.items() if k != "io"],
               loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)

@@ -8,9 +8,10 @@ latest report or feedback), so every round sees exactly what the previous one le
 is reached the last text is returned with `extra["loop_exhausted"]` naming the loop: the caller's
 grader decides whether it is good enough.
 
-A body in which the model chooses among more than `choices.K` tools after a tool has answered is refused
-(`AgentLike`): that loop is the agent pattern, not a drawn graph. Let code pick the tool instead (`Dispatch`,
-or a `Route` with a `Code` classifier), or run the agent.
+A body in which the model picks among more than `choices.K` next steps (offered tools, a model route, or a name it
+writes for code to call) is refused (`AgentLike`): the model would pick again after its pick has answered, which
+is the agent pattern, not a drawn graph. Let code pick from a field a tool computed (`Dispatch`, or a `Route`
+with a `Code` classifier reading it), or run the agent.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class Loop:
     def __post_init__(self) -> None:
         if self.max_rounds < 1:
             raise ValueError("max_rounds must be >= 1")
-        check_drawn(self)  # a loop whose model picks among more than K tools is an agent (choices.py)
+        check_drawn(self)  # a loop whose model picks among more than K next steps is an agent (choices.py)
 
     async def __call__(self, run: Run, text: str) -> str:
         for round_no in range(1, self.max_rounds + 1):

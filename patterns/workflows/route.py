@@ -58,7 +58,9 @@ class Route:
 
     def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
         entries, cls_exits = self.classifier.add_to(graph, prefix)
-        switch = node(graph, prefix + self.name + ".switch", "code", "route by label", switch=True)
+        # the handlers receive the route's input, not the classifier's reply (`choices.model_wrote` traces it)
+        switch = node(graph, prefix + self.name + ".switch", "code", "route by label", switch=True,
+                      passes=tuple(entries))
         for e in cls_exits:
             graph.add_edge(e, switch)
         exits: list[str] = []

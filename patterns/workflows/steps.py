@@ -94,18 +94,22 @@ def _check_refusal(reply: Any) -> None:
 
 @dataclass(frozen=True)
 class Code:
-    """A deterministic step in code: fn(text) -> text (sync or async)."""
+    """A deterministic step in code: fn(text) -> text (sync or async).
+
+    `named_by="code"` declares that what it returns is code's own value, not words copied from a model's reply
+    (a fixed order of next steps), so `choices` stops tracing there; say it only when it is true."""
 
     name: str
     fn: Callable[[str], str | Awaitable[str]]
     kind: str = "code"
+    named_by: str | None = None
 
     async def __call__(self, run: Run, text: str) -> str:
         value = self.fn(text)
         return await value if inspect.isawaitable(value) else value
 
     def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
-        n = node(graph, prefix + self.name, "code", self.name)
+        n = node(graph, prefix + self.name, "code", self.name, **({"named_by": self.named_by} if self.named_by else {}))
         return [n], [n]
 
 
@@ -136,7 +140,7 @@ class ToolStep:
         return str(result["content"])
 
     def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
-        n = node(graph, prefix + self.name, "tool", self.tool, tools=(self.tool,))
+        n = node(graph, prefix + self.name, "tool", self.tool, tools=(self.tool,), fixed=True)  # code calls it
         return [n], [n]
 
 

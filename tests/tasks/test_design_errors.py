@@ -57,4 +57,5 @@ def test_a_mechanical_failure_is_reported_and_left_out_of_the_verdict(
     chain = runs[runs["pattern"] == "chain"]
     assert chain["error_kinds"].str.endswith(kind).all()
     row = pd.read_csv(out / "criterion.csv").iloc[0]
-    assert row["reason"] == "no workflow runs"  # never "the agent wins": the broken trials are not a loss
+    # never "the agent wins": the broken trials are not a loss, and the task gets no verdict (issue 41 §2)
+    assert row["verdict"] == "withheld" and f"chain 3 of 3 ({kind})" in row["reason"]

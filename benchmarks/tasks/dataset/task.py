@@ -10,7 +10,8 @@ runs, with one line. It then behaves like a built-in family: `instances`, `envir
 - `design(pattern, env)`: the user's design module's `design(pattern, env)` if it returns a spec,
   else, for `chain` when the file has a `[workflow]` table, the graph it draws (`workflow_table.py`),
   which is then the task's declared comparator (`natural_workflow`); else the generic design
-  (`designs.py`). `route` is offered only with `[routes]` (`not_offered()` says why otherwise).
+  (`designs.py`). `route` is offered only with `[routes]`, and a generic design only when it is not agent-like
+  with the file's tools (`not_offered()` says why otherwise).
 - Parameters (`tickets.toml:votes=5,rounds=2`): `votes`, `rounds`; their defaults come from the file.
 """
 
@@ -30,6 +31,7 @@ from benchmarks.tasks.dataset.taskfile import MAX_ROUNDS, MAX_VOTES, TaskFile, r
 from benchmarks.tasks.dataset.usertools import load_tools
 from benchmarks.tasks.dataset.workflow_steps import drawn_chain
 from benchmarks.tasks.dataset.workflow_table import check_tools
+from benchmarks.tasks.refusals import agent_like_reason
 from patterns.result import Result
 from patterns.specs import provider_of
 from patterns.tools import ToolSet
@@ -92,6 +94,7 @@ class DatasetTask:
                     drawn_chain(steps, "", self.tools)
             except ValueError as exc:
                 raise ValueError(f"{file.path}: [workflow]: {exc}") from None
+        self._not_offered: dict[str, str] | None = None
         self._user_design = getattr(import_file(file.design, "design module"), "design", None) if file.design else None
         if file.design and not callable(self._user_design):
             raise ValueError(f"{file.path.name}: design module {file.design.name!r} has no design(pattern, env)")
@@ -123,10 +126,20 @@ class DatasetTask:
                 raise ValueError(f"{where}: {exc} (scorer {self.file.scorer})") from None
 
     def not_offered(self) -> dict[str, str]:
-        """Patterns this task cannot run, each with the reason (the bench shows it)."""
-        if self.file.routes:
-            return {}
-        return {"route": f"{self.file.path.name} has no [routes] table, so there is nothing to route between"}
+        """Patterns this task cannot run, each with the reason (the bench shows it): `route` without [routes], and
+        a generic design that would be agent-like with this file's tools (`evaluate_optimize`'s generator offered
+        more than K tools round after round), so it is never run only to fail (`benchmarks.tasks.refusals`)."""
+        if self._not_offered is None:
+            out = {} if self.file.routes else {
+                "route": f"{self.file.path.name} has no [routes] table, so there is nothing to route between"}
+            generic = [p for p in PATTERNS if p not in out and p != "agent"
+                       and not (p == "chain" and self.file.workflow)]
+            for pattern in generic if self._user_design is None else []:  # a design module's are checked as built
+                reason = agent_like_reason(lambda p=pattern: generic_design(p, self, self.tools))
+                if reason is not None:
+                    out[pattern] = f"its generic design is {reason[reason.find('agent-like'):]}"
+            self._not_offered = out
+        return self._not_offered
 
     def instances(self, n: int, seed: int) -> list[Instance]:
         return list(self.rows[:n])

@@ -99,6 +99,7 @@ class TemplateDispatch:
     tools: ToolSet
     template: str
     templates: tuple[tuple[str, str], ...] = ()
+    written_by: tuple[str, ...] = ()  # the model steps whose words the template quotes (`model_writers`)
 
     def _step(self, tool: str, args: dict[str, Any]) -> Dispatch:
         return Dispatch(self.name, self.tools, lambda _: (tool, args), keep=passed_on, field=self.template)
@@ -109,7 +110,11 @@ class TemplateDispatch:
         return await self._step(tool, args)(run, text)
 
     def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
-        return self._step("", {}).add_to(graph, prefix)
+        entries, exits = self._step("", {}).add_to(graph, prefix)
+        for x in exits:  # who names the tool, traced through the templates (`patterns.workflows.choices`)
+            graph.nodes[x].update(named_by="model" if self.written_by else "code",
+                                  written_by=tuple(prefix + w for w in self.written_by))
+        return entries, exits
 
 
 @dataclass(frozen=True)
@@ -135,9 +140,33 @@ def _until(field: str, equals: str | None) -> Any:
     return done
 
 
-def _built(s: StepSpec, system: str, tools: ToolSet | None) -> Any:
+def model_writers(steps: tuple[StepSpec, ...], before: frozenset[str] = frozenset(),
+                  known: dict[str, frozenset[str]] | None = None) -> dict[str, frozenset[str]]:
+    """Per step, the model steps whose words its output may carry (a model step: itself; a tool step or a dispatch:
+    none, a tool computed it; a loop: its last step's), and per dispatch (`<name>.dispatch`) the model steps whose
+    words its template quotes: `{task}` is the input's, `{input}` the previous step's (a loop body's first step
+    also gets the body's last output), `{<step>}` and `{<step>.<field>}` that step's."""
+    out = dict(known or {})
+    previous = before
+    for s in steps:
+        if s.body:
+            last = model_writers(s.body[-1:])[s.body[-1].name]
+            inner = model_writers(s.body, previous | last, out)
+            out.update(inner)
+            out[s.name] = inner[s.body[-1].name]
+        else:
+            if s.dispatch:
+                refs = [m.group(1) for m in REF.finditer(s.dispatch)]
+                out[s.name + ".dispatch"] = frozenset().union(*(previous if r == "input" else out.get(r, frozenset())
+                                                                for r in refs))
+            out[s.name] = frozenset({s.name}) if s.kind == "model" else frozenset()
+        previous = out[s.name]
+    return out
+
+
+def _built(s: StepSpec, system: str, tools: ToolSet | None, writers: dict[str, frozenset[str]]) -> Any:
     if s.body:
-        body = Chain([_built(b, system, tools) for b in s.body], name=s.name + ".body")
+        body = Chain([_built(b, system, tools, writers) for b in s.body], name=s.name + ".body")
         return Named(s.name, Loop(body, _until(*s.until), s.max_rounds, name=s.name))
     if s.tool:
         assert tools is not None
@@ -145,13 +174,15 @@ def _built(s: StepSpec, system: str, tools: ToolSet | None) -> Any:
     if s.dispatch:
         assert tools is not None
         own = ToolSet([tools.tools[t] for t in s.tools]) if s.tools else tools
-        return Named(s.name, TemplateDispatch(s.name, own, s.dispatch, s.args))
+        return Named(s.name, TemplateDispatch(s.name, own, s.dispatch, s.args,
+                                              tuple(sorted(writers.get(s.name + ".dispatch", ())))))
     offered = ToolSet([tools.tools[t] for t in s.tools]) if s.tools and tools else None
     return Named(s.name, Rendered(s.name, LLM(s.name, "{input}", system if s.system is None else s.system, offered),
                                   s.prompt))
 
 
 def drawn_chain(steps: tuple[StepSpec, ...], system: str, tools: ToolSet | None) -> Chain:
-    """The `[workflow]` as a `Chain` of its steps (its graph is what the author drew). A loop whose body lets
-    the model choose among more than K tools raises `patterns.workflows.AgentLike` (a ValueError)."""
-    return Chain([_built(s, system, tools) for s in steps], name="workflow", pattern="chain")
+    """The `[workflow]` as a `Chain` of its steps (its graph is what the author drew). A loop in which the model
+    picks among more than K next steps (offered, or named for a dispatch) raises `patterns.workflows.AgentLike`."""
+    writers = model_writers(steps)
+    return Chain([_built(s, system, tools, writers) for s in steps], name="workflow", pattern="chain")

@@ -23,8 +23,9 @@ Steps run in the order written; the last step's output is the answer. Each step 
 - a *loop* has `max_rounds`, `until` and its own `[[workflow.steps.steps]]`: the body runs again and again,
   each round fed the last one's output, until its output's field says so or `max_rounds` is reached.
   `until = { field = "status", equals = "DONE" }` stops when the field has that value, `until = { field =
-  "next", missing = true }` when it is absent. A loop holds no loop; a body whose model step offers more
-  than `patterns.workflows.K` tools is refused as agent-like (an agent in disguise).
+  "next", missing = true }` when it is absent. A loop holds no loop; a body in which the model picks among more
+  than `patterns.workflows.K` next steps (a model step offered them, or a dispatch quoting a model step's reply:
+  `workflow_steps.model_writers` traces it) is refused as agent-like (an agent in disguise).
 
 Templates quote `{task}` (the row's input), `{input}` (the previous step's output) and `{<name>}` of any
 earlier step; `{<name>.<field>}` quotes one code-readable field of that output (a JSON leaf by its path,
@@ -36,8 +37,9 @@ leading `Answer:` label and surrounding quotes or punctuation set aside, so a mo
 A failed tool call does not end the run: as in a real pipeline, the step's output is `ERROR: <the tool's
 message>` and the next step receives it (its `status` field is `ERROR`, so a loop can stop on it). A quoted
 field the output does not have, or a dispatch that names a tool outside its own, is a typed failure of the
-design (`MissingField`, `UnknownTool`). Every problem with the table itself is one ValueError line naming
-the file and the step, checked when the file is loaded. The steps are built by `workflow_steps`.
+design (`MissingField`, `UnknownTool`); a dispatch written out as a literal name is checked at load. Every
+problem with the table itself is one ValueError line naming the file and the step, checked when the file is
+loaded. The steps are built by `workflow_steps`.
 """
 
 from __future__ import annotations
@@ -178,6 +180,10 @@ def check_tools(path: Path, steps: tuple[StepSpec, ...], tools: ToolSet | None) 
             if name and name not in offered:
                 raise ValueError(f"{where}: no tool {name!r} in the task's tools ({', '.join(offered) or 'none'})")
         callable_ = [step.tool] if step.tool else (list(step.tools) or list(offered)) if step.dispatch else []
+        literal = step.dispatch.strip()
+        if step.dispatch and not REF.search(step.dispatch) and literal not in callable_:
+            raise ValueError(f"{where}: dispatch names {literal!r}, which is not among the tools it may call "
+                             f"({', '.join(callable_) or 'none'})")
         params = {p for t in callable_ for p in offered[t].param["input_schema"].get("properties", {})}
         given = {k for k, _ in step.args}
         if callable_ and given != params:

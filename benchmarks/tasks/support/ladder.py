@@ -173,7 +173,9 @@ def design(tools: ToolSet) -> Chain:
     handlers = {c: Noted(f"handle_{c}", Handler(f"handle_{c}", handler_system(c),
                                                 ToolSet([tools.tools[st.TOOL_OF[c]]])), LAST) for c in st.CATEGORIES}
     rung = Chain([
-        Route(Code("next rung", next_rung), handlers, name="rung"),
+        # the rung is code's fixed order (the label the model gave once, before the loop, then the rest): the model
+        # never picks among the categories again on the loop, only PASS or FAIL (`patterns.workflows.choices`)
+        Route(Code("next rung", next_rung, named_by="code"), handlers, name="rung"),
         Noted("check", LLM("check", _check_prompt, st.SYSTEM), VERDICT),
         Code("climb on a FAIL", climbed),
     ], name="rung")

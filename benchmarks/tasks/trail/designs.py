@@ -75,7 +75,8 @@ class Survey:
 
     def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
         names = tuple(self.tools.tools)
-        n = node(graph, prefix + self.name, "tool", f"every place ({len(names)})", tools=names, dispatch=True)
+        n = node(graph, prefix + self.name, "tool", f"every place ({len(names)})", tools=names, dispatch=True,
+                 survey=True)  # code calls every place: no choice (`patterns.workflows.choices`)
         return [n], [n]
 
 
