@@ -92,3 +92,44 @@ def test_buckets_that_never_refill_slow_the_sweep_to_the_limit_never_stop_it(
         calls = server.posts
     assert len(load_results(tmp_path / "n")["runs"]) == 9
     assert took < 2 * 1.2 * calls  # paced at about the limit's rate, not stopped
+
+
+def tear(server: SimServer, *, times: int) -> list[int]:
+    """The first batch's results file with its second line cut in half, the first `times` times it is read."""
+    handle, torn, first = server.batches.handle, [0], []
+
+    def torn_results(method: str, path: str, headers: Any, raw: bytes) -> Any:
+        reply = handle(method, path, headers, raw)
+        if not (path.split("?")[0].endswith("/results") and isinstance(reply, tuple)):
+            return reply
+        first[:] = first or [path]
+        if path != first[0] or torn[0] >= times:
+            return reply
+        torn[0] += 1
+        lines = reply[1].splitlines(keepends=True)
+        lines[1] = lines[1][:len(lines[1]) // 2] + b"\n"
+        return reply[0], b"".join(lines), reply[2]
+
+    server.batches.handle = torn_results  # type: ignore[method-assign]
+    return torn
+
+
+@pytest.mark.parametrize("times", [1, 99])
+def test_a_torn_line_in_a_batch_s_results_costs_only_its_own_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     times: int) -> None:
+    """Attack 5: one torn line made the whole results file a `JSONDecodeError`, every trial of the batch a
+    CodeError and its paid results lost. Now the file is read line by line: torn once (on the way), the second
+    reading has it; torn for good, only that request is sent again (a garbled reply, retried)."""
+    with SimServer(policies=[load_task("pipeline").policy()], batch_processing_s=0.02) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-torn")
+        torn = tear(server, times=times)
+        config = replace(SWEEP, patterns=("single", "agent"), instances=2, concurrency=8, out=tmp_path / "b",
+                         message_batches=True)
+        asyncio.run(run_bench(config))
+        sent = sorted(server.batches.received.values())
+    runs = load_results(config.out)["runs"]
+    assert torn[0] >= 1 and len(runs) == 4
+    assert (runs["terminal"] == "completed").all(), runs["error_kinds"].tolist()
+    assert not runs["error_kinds"].fillna("").str.contains("CodeError|JSONDecodeError").any()
+    assert sent == ([1] * len(sent) if times == 1 else [1] * (len(sent) - 1) + [2])  # only the torn one twice
