@@ -133,3 +133,19 @@ def test_a_torn_line_in_a_batch_s_results_costs_only_its_own_request(tmp_path: P
     assert (runs["terminal"] == "completed").all(), runs["error_kinds"].tolist()
     assert not runs["error_kinds"].fillna("").str.contains("CodeError|JSONDecodeError").any()
     assert sent == ([1] * len(sent) if times == 1 else [1] * (len(sent) - 1) + [2])  # only the torn one twice
+
+
+def test_a_batched_sweep_gets_its_estimate_and_rounds_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Attack 6: the pilot that makes the estimate ran on the simulator with --message-batches still set, which
+    the simulator refuses: no estimate, no rounds line (docs/paid-sweeps.md promises both)."""
+    from benchmarks.cli.main import main
+
+    with SimServer(policies=[load_task("pipeline").policy()], batch_processing_s=0.02) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-estimate")
+        status = main(["bench", "--tasks", "pipeline", "--patterns", "single,agent", "--instances", "2",
+                       "--model", "anthropic:claude-sonnet-4-5", "--message-batches", "--out", str(tmp_path / "e")])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "no estimate" not in err and "a batched sweep needs" in err
