@@ -100,6 +100,13 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.command is None:
         choices = ", ".join(name.replace("_", "-") for name in COMMANDS)
         raise UsageError(f"no command given: use one of {choices} (see '{PROG} --help')")
+    if os.environ.get("WVA_PRICES") and getattr(args, "prices", None) is None:  # --prices replaces it
+        from patterns.pricing import check_env_prices
+
+        try:  # before any work: a bad file is one line here, never an error after a paid sweep
+            check_env_prices()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     status = args._run(args)
     return 0 if status is None else int(status)
 
