@@ -149,3 +149,23 @@ def test_a_batched_sweep_gets_its_estimate_and_rounds_line(tmp_path: Path, monke
     err = capsys.readouterr().err
     assert status == 0, err
     assert "no estimate" not in err and "a batched sweep needs" in err
+
+
+@pytest.mark.parametrize("content", [bytes(range(256)) * 8, b"task,pattern,n\npipeline,agent,3\n"])
+def test_resume_refuses_a_runs_csv_it_cannot_read_and_changes_nothing(tmp_path: Path, content: bytes,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Attack 11: runs.csv replaced by random bytes or another table was read as no trials: exit 0, every trial
+    run (and paid for) again, the file overwritten. Now it is one line naming the file, exit 2."""
+    from benchmarks.cli.main import main
+
+    out = tmp_path / "r"
+    args = ["bench", "--tasks", "pipeline", "--patterns", "single", "--instances", "2", "--out", str(out)]
+    assert main(args) == 0
+    (out / "runs.csv").write_bytes(content)
+    capsys.readouterr()
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    for extra in (["--resume"], []):
+        assert main([*args, *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(out / "runs.csv") in err and "--overwrite" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before

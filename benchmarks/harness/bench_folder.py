@@ -91,6 +91,8 @@ def survey(config: Any, plan: Plan, warn: Warn) -> Survey:
     sources = store.Sources(len(plan))
     if not config.out.is_dir():
         return Survey(FRESH, sources, None)
+    if not config.overwrite:
+        _check_runs(config.out / store.RUNS)
     store.scan_outputs(config.out, plan, sources)
     store.scan_journals(config.out, plan, sources)
     finished = sources.count()
@@ -107,6 +109,21 @@ def survey(config: Any, plan: Plan, warn: Warn) -> Survey:
         for line in sources.warnings:
             warn(line)
     return Survey(action, sources if action != FRESH else store.Sources(len(plan)), old)
+
+
+def _check_runs(path: Path) -> None:
+    """A `SweepRefused` for a runs.csv whose first line is not runs.csv's header (random bytes, another table):
+    its rows cannot be told apart from nothing, so neither resuming (which would run and pay for every trial
+    again) nor a fresh start (which would replace it) may go on without `--overwrite`."""
+    if not path.is_file():
+        return
+    from benchmarks.harness.runs_csv import HEADER
+
+    with path.open("rb") as f:
+        head = f.readline(len(HEADER) + 1)
+    if head != HEADER:
+        raise SweepRefused(f"{path}: not a runs.csv this version can read (its first line is not runs.csv's "
+                           "header): nothing was run or changed; --overwrite to start again, or another --out")
 
 
 def start(config: Any, plan: Plan, survey: Survey, preflight: dict[str, Any] | None, warn: Warn) -> dict[str, Any]:
