@@ -169,3 +169,24 @@ def test_resume_refuses_a_runs_csv_it_cannot_read_and_changes_nothing(tmp_path: 
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(out / "runs.csv") in err and "--overwrite" in err
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+def test_resume_reruns_a_trial_whose_batch_result_was_unreadable_from_the_recorded_batches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 5, the rest: a trial that ended on an unreadable result (no retry left) is not a finished trial to
+    --resume: it runs again, its calls answered from the batches the folder recorded, so only the request whose
+    line was unreadable is sent again."""
+    with SimServer(policies=[load_task("pipeline").policy()], batch_processing_s=0.02) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-dummy-torn")
+        tear(server, times=99)
+        config = replace(SWEEP, patterns=("single", "agent"), instances=2, concurrency=8, out=tmp_path / "b",
+                         message_batches=True, retry=RetryPolicy(max_retries=0))
+        asyncio.run(run_bench(config))
+        first = load_results(config.out)["runs"]
+        asyncio.run(run_bench(replace(config, resume=True)))
+        sent = sorted(server.batches.received.values())
+    assert first["error_kinds"].fillna("").str.contains("BatchResultUnreadable").sum() == 1
+    runs = load_results(config.out)["runs"]
+    assert len(runs) == 4 and (runs["terminal"] == "completed").all(), runs["error_kinds"].tolist()
+    assert sent == [1] * (len(sent) - 1) + [2]  # the unreadable request alone was sent twice

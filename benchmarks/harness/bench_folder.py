@@ -93,8 +93,9 @@ def survey(config: Any, plan: Plan, warn: Warn) -> Survey:
         return Survey(FRESH, sources, None)
     if not config.overwrite:
         _check_runs(config.out / store.RUNS)
-    store.scan_outputs(config.out, plan, sources)
-    store.scan_journals(config.out, plan, sources)
+    keep = _paid_result_kept if config.message_batches and config.resume else None
+    store.scan_outputs(config.out, plan, sources, keep)
+    store.scan_journals(config.out, plan, sources, keep)
     finished = sources.count()
     old = None
     if not config.overwrite and (finished or sources.foreign):
@@ -109,6 +110,17 @@ def survey(config: Any, plan: Plan, warn: Warn) -> Survey:
         for line in sources.warnings:
             warn(line)
     return Survey(action, sources if action != FRESH else store.Sources(len(plan)), old)
+
+
+# A batched trial that ended on a batch's results file it could not read: its paid results are in the batches
+# the folder recorded (batches.jsonl), so on --resume it runs again and its calls are answered from them, never
+# paid twice. (JSONDecodeError: how a torn results line ended a trial before the file was read line by line.)
+UNREAD_RESULTS = ("BatchResultUnreadable", "CodeError:JSONDecodeError")
+
+
+def _paid_result_kept(row: dict[str, Any]) -> bool:
+    kinds = str(row.get("error_kinds") or "")
+    return not any(kind in kinds for kind in UNREAD_RESULTS)
 
 
 def _check_runs(path: Path) -> None:
