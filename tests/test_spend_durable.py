@@ -105,19 +105,19 @@ def test_a_killed_sweep_s_calls_in_flight_count_on_resume(tmp_path: Path) -> Non
 def test_kill_9_then_resume_keeps_the_server_s_bill_under_the_cap(tmp_path: Path) -> None:
     """A `--max-cost` sweep killed with calls in flight (SIGKILL: nothing of the process runs after it), then
     resumed with the same cap: the bill the server computed over both sessions stays within 5% of the cap."""
-    cap, out = 0.02, tmp_path / "killed"
+    cap, out = 0.05, tmp_path / "killed"  # the whole sweep bills about $0.064
     sweep = {"tasks": ("pipeline",), "patterns": ("single", "chain", "agent"), "instances": 8, "trials": 1,
              "model": "anthropic:claude-sonnet-4-5", "concurrency": 4, "max_in_flight": 4}
     with Billing() as server:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "ANTHROPIC_BASE_URL": server.url,
                "ANTHROPIC_API_KEY": "sk-ant-dummy-kill"}
-        args = ["bench", "--tasks", "pipeline", "--patterns", "single,chain,agent", "--instances", "8",
+        args = ["bench", "--tasks", "pipeline", "--patterns", "single,chain,agent", "--instances", "8", "--trials", "1",
                 "--model", sweep["model"], "--concurrency", "4", "--max-in-flight", "4", "--out", str(out),
                 "--max-cost", str(cap), "--quiet"]
         proc = subprocess.Popen([sys.executable, "-m", "benchmarks", *args], cwd=ROOT, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            while (logged_usd(out / LOG) or 0) < cap / 2:
+            while server.billed < 0.4 * cap:  # killed part of the way, calls in flight
                 assert proc.poll() is None, "the sweep ended before it could be killed"
                 time.sleep(0.005)
         finally:

@@ -7,11 +7,13 @@ replies plus 10% (`MARGIN`), priced at the dearer of the input and cache-write p
 of it), and its whole `max_tokens` at the output price. Not the mean output so far: with 64 calls in flight, a
 model that starts filling its budget would pass the cap by 64 budgets' difference before the mean caught up
 (measured: twice a $0.50 cap). If what is spent already, plus the reservations of the calls in flight, plus this
-one would pass the cap, the call is not sent: `CapReached` is raised instead, and the trial that asked is
-abandoned. From then on no new trial starts; the trials in flight go on while their calls fit. When a call
-returns, its reservation is replaced by its bill (the reply's usage at the price table's prices); a call the
-API refused with a status (a 429, a 400) bills nothing; a call whose fate is unknown (a timeout, a dropped
-connection, a reply that did not parse) keeps its reservation as its bill, since the API may have billed it.
+one would pass the cap, the call waits for the calls in flight to settle (most bill far less than they
+reserved); once it does not fit with no call in flight, it is not sent: `CapReached` is raised instead, and
+the trial that asked is abandoned. From then on no new trial starts; the trials in flight go on while their
+calls fit. When a call returns, its reservation is replaced by its bill (the reply's usage at the price
+table's prices); a call the API refused with a status (a 429, a 400) bills nothing; a call whose fate is
+unknown (a timeout, a dropped connection, a reply that did not parse) keeps its reservation as its bill,
+since the API may have billed it.
 
 The account is durable: every reservation and every bill is appended to the folder's `.spend.jsonl` (flushed
 before the call is sent and as it returns), so a sweep killed with calls in flight (kill -9, a crash) leaves
@@ -32,6 +34,7 @@ unknown cost can never be shown to stay under a cap (it is never counted as $0).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections import deque
@@ -73,6 +76,7 @@ class Spend:
     ratios: deque[float] = field(default_factory=lambda: deque(maxlen=RATIOS))
     _next: int = 0
     _file: IO[str] | None = None
+    _freed: asyncio.Event | None = None  # set when a call settles (`admit` waits on it)
     _session: str = field(default_factory=lambda: os.urandom(4).hex())
 
     def most(self, params: dict[str, Any]) -> tuple[float, float]:
@@ -82,10 +86,13 @@ class Spend:
         output = float(params.get("max_tokens") or 0)
         return 1e-6 * (prompt * max(self.price.input, self.price.cache_write) + output * self.price.output), estimate
 
-    def reserve(self, params: dict[str, Any]) -> int:
-        """A ticket for one call about to be sent; `CapReached` if it could take the spend past the cap."""
+    def reserve(self, params: dict[str, Any], *, waiting: bool = False) -> int:
+        """A ticket for one call about to be sent; `CapReached` if it could take the spend past the cap (with
+        `waiting`, a `_Wait` instead while calls in flight may still free room: `admit` waits for them)."""
         guess, _ = self.most(params)
         if self.spent_usd + sum(self.reserved.values()) + guess > self.cap_usd:
+            if waiting and self.reserved and not self.reached:
+                raise _Wait
             self.reached = True
             raise CapReached(f"--max-cost ${self.cap_usd:g}: ${self.spent_usd:.4f} spent, "
                              f"${sum(self.reserved.values()):.4f} in flight")
@@ -93,6 +100,18 @@ class Spend:
         self.reserved[self._next] = guess
         self._write({"call": f"{self._session}-{self._next}", "reserved_usd": guess})
         return self._next
+
+    async def admit(self, params: dict[str, Any]) -> int:
+        """`reserve`, waiting while the call does not fit but calls in flight may settle below their reservations
+        (each reserves its whole `max_tokens`, which few replies fill): the cap is reached only when a call does
+        not fit with none in flight, so a high `--concurrency` does not stop a sweep far below its cap."""
+        while True:
+            try:
+                return self.reserve(params, waiting=True)
+            except _Wait:
+                if self._freed is None:
+                    self._freed = asyncio.Event()
+                await self._freed.wait()
 
     def settle(self, ticket: int, message: Any, params: dict[str, Any], failure: BaseException | None = None) -> float:
         """The call's bill, added to the spend in place of its reservation: its usage priced; $0 for a call the
@@ -111,6 +130,9 @@ class Spend:
             if estimate > 0 and prompt > 0:
                 self.ratios.append(prompt / estimate)
         self.spent_usd += bill
+        if self._freed is not None:  # the calls waiting for room look again
+            self._freed.set()
+            self._freed = None
         if isinstance(failure, Exception) or failure is None:  # a cancelled call's fate is left to the log
             self._write({"call": f"{self._session}-{ticket}", "billed_usd": bill})
         return bill
@@ -156,6 +178,10 @@ def logged_usd(path: Path) -> float | None:
     return sum(billed.values()) + sum(v for k, v in reserved.items() if k not in billed)
 
 
+class _Wait(Exception):
+    """The call does not fit yet, and calls in flight may free room (`Spend.admit`)."""
+
+
 class CappedModel:
     """A model whose every call goes through the sweep's `Spend` first; per trial, its own bill (`billed`)."""
 
@@ -167,7 +193,7 @@ class CappedModel:
         return getattr(self.inner, name)
 
     async def create(self, **params: Any) -> Any:
-        ticket = self.spend.reserve(params)
+        ticket = await self.spend.admit(params)
         message, failure = None, None
         try:
             message = await self.inner.create(**params)
