@@ -190,3 +190,23 @@ def test_resume_reruns_a_trial_whose_batch_result_was_unreadable_from_the_record
     runs = load_results(config.out)["runs"]
     assert len(runs) == 4 and (runs["terminal"] == "completed").all(), runs["error_kinds"].tolist()
     assert sent == [1] * (len(sent) - 1) + [2]  # the unreadable request alone was sent twice
+
+
+@pytest.mark.parametrize(("header", "waited"), [("1e12", 60.0), ("1e400", 60.0), ("nan", 0.0),
+                                                ("Fri, 31 Dec 9999 23:59:59 GMT", 60.0)])
+def test_every_wait_a_retry_after_asks_for_is_capped_at_60_s(header: str, waited: float) -> None:
+    """By hand: the retry policy and the bound's pause both take min(asked, 60 s); a NaN asks for nothing."""
+    import random
+
+    from benchmarks.harness.adaptive import AdaptiveBound
+    from patterns.sim.faults import status_error
+
+    error = status_error(429, "rate_limit_error", "rate limited", headers={"retry-after": header})
+    assert RetryPolicy(base_delay_s=0.0).delay_s(0, error, random.Random(0)) == waited
+
+    async def paused() -> float:
+        bound = AdaptiveBound(ceiling=2)
+        await bound.release(await bound.acquire(), error)
+        return bound.paused_until - asyncio.get_running_loop().time()
+
+    assert asyncio.run(paused()) <= waited
