@@ -211,3 +211,20 @@ def test_every_wait_a_retry_after_asks_for_is_capped_at_60_s(header: str, waited
         return bound.paused_until - asyncio.get_running_loop().time()
 
     assert asyncio.run(paused()) <= waited
+
+
+def test_a_retry_after_pauses_every_new_call() -> None:
+    """On a loop whose clock skips idle waits (never the wall's): the next call waits out the 30 s asked."""
+    from benchmarks.harness import adaptive
+    from patterns.sim.faults import rate_limited
+
+    async def run() -> float:
+        bound = adaptive.AdaptiveBound(ceiling=4)
+        loop = asyncio.get_running_loop()
+        await bound.release(await bound.acquire(), rate_limited(30.0))
+        began = loop.time()
+        await bound.release(await bound.acquire())
+        return loop.time() - began
+
+    waited, skipped = run_virtual(run())
+    assert waited >= 30.0 and 29.0 < skipped <= 30.0
