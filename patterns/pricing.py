@@ -36,6 +36,9 @@ PRICES_ENV = "WVA_PRICES"  # a prices file whose entries add to or replace the b
 _FIELDS = ("input", "output", "cache_write", "cache_read")
 BATCH = "+batch"  # a price id's suffix: the Message Batches API's price (`batch_price_id`)
 BATCH_DISCOUNT = 0.5  # a batched request costs half the standard price, every token kind alike
+# No model costs a dollar a token: a price above this is a mistake in the file, and near 1e308 it would make a
+# sweep's costs infinite (found only after every trial was paid for, when the results are written)
+MAX_PRICE = 1_000_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,31 +78,36 @@ def _entries(raw: Any, where: str) -> tuple[dict[str, Price], dict[str, str]]:
     prices = {}
     for model, entry in models.items():
         values = [entry.get(f) if isinstance(entry, dict) else None for f in _FIELDS]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= MAX_PRICE
                    for v in values):
-            raise ValueError(f"{where}: model {model!r} needs {', '.join(_FIELDS)}, each a number >= 0 "
-                             "(USD per million tokens; 0 prices it at $0)")
+            raise ValueError(f"{where}: model {model!r} needs {', '.join(_FIELDS)}, each a number >= 0 and at most "
+                             f"{MAX_PRICE:,.0f} (USD per million tokens; 0 prices it at $0)")
         prices[str(model).strip().lower()] = Price(str(model).strip().lower(), *(float(v) for v in values))
     return prices, {str(k).strip().lower(): str(v).strip().lower() for k, v in aliases.items()}
 
 
-def read_prices_file(path: str | Path) -> tuple[dict[str, Price], dict[str, str]]:
-    """(prices, aliases) of a user's prices file; a missing or malformed one is a one-line ValueError."""
+def read_prices_file(path: str | Path, label: str = "--prices") -> tuple[dict[str, Price], dict[str, str]]:
+    """(prices, aliases) of a user's prices file; a missing or malformed one is a one-line ValueError naming it
+    (`label`: how the user named it, `--prices` or the `WVA_PRICES` variable)."""
     try:
         raw = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"--prices {path}: cannot read it: {exc.strerror or exc}") from None
+        raise ValueError(f"{label} {path}: cannot read it: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{label} {path}: not JSON: not UTF-8 text") from None
     except ValueError as exc:
-        raise ValueError(f"--prices {path}: not JSON: {' '.join(str(exc).split())}") from None
-    return _entries(raw, f"--prices {path}")
+        raise ValueError(f"{label} {path}: not JSON: {' '.join(str(exc).split())[:200]}") from None
+    except RecursionError:  # arrays nested thousands deep
+        raise ValueError(f"{label} {path}: not a prices file: nested too deep to read") from None
+    return _entries(raw, f"{label} {path}")
 
 
 @cache
-def _table(extra: str | None = None) -> _Table:
+def _table(extra: str | None = None, label: str = PRICES_ENV) -> _Table:
     raw: dict[str, Any] = json.loads(resources.files(__package__).joinpath("prices.json").read_text("utf-8"))
     prices, aliases = _entries(raw, "prices.json")
     if extra:  # the user's entries win over the built-in ones
-        more, more_aliases = read_prices_file(extra)
+        more, more_aliases = read_prices_file(extra, label)
         prices, aliases = {**prices, **more}, {**{k: v for k, v in aliases.items() if k not in more}, **more_aliases}
     unknown = sorted(target for target in aliases.values() if target not in prices)
     if unknown:
@@ -115,9 +123,17 @@ def use_prices(path: str | Path) -> list[str]:
     """Price with the entries of `path` on top of the built-in table, in this process and in the processes it
     starts from now on; returns the model ids the file prices. A bad file is a ValueError, nothing changed."""
     resolved = str(Path(path).resolve())
-    _table(resolved)  # checked before it is in force
+    _table(resolved, "--prices")  # checked before it is in force
     os.environ[PRICES_ENV] = resolved
     return sorted(read_prices_file(resolved)[0])
+
+
+def check_env_prices() -> None:
+    """A ValueError naming the file if `WVA_PRICES` names one that cannot be read as prices (checked before any
+    work, so a bad file is one line, never an error in the middle of a sweep)."""
+    extra = os.environ.get(PRICES_ENV)
+    if extra:
+        _table(extra)
 
 
 def added_prices() -> dict[str, dict[str, float]] | None:

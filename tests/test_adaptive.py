@@ -131,18 +131,6 @@ def test_the_progress_line_shows_calls_in_flight_and_429s_as_they_happen() -> No
     assert line.endswith("errors 0  calls 1/1 in flight  2 429s")
 
 
-def test_a_retry_after_pauses_every_new_call() -> None:
-    async def run() -> float:
-        bound = AdaptiveBound(ceiling=4)
-        loop = asyncio.get_running_loop()
-        await bound.release(await bound.acquire(), faults.rate_limited(0.2))
-        began = loop.time()
-        await bound.release(await bound.acquire())
-        return loop.time() - began
-
-    assert 0.15 < asyncio.run(run()) < 1.0
-
-
 PARAMS = {"messages": [{"role": "user", "content": "x" * 1522}], "max_tokens": 300}  # 1,600 characters of JSON
 # with its system and tools (None): ~4 characters a token, 400 tokens (patterns.usage.estimate_usage)
 

@@ -73,3 +73,33 @@ def test_prices_give_an_openai_run_a_cost(tmp_path: Path, monkeypatch: pytest.Mo
     usage = priced["usage"]
     assert priced["cost_usd"] == pytest.approx((usage["input_tokens"] * 1.0 + usage["output_tokens"] * 2.0) / 1e6)
     assert priced["cost_usd"] > 0
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (json.dumps({"models": {"m": entry(1e308, 1e308)}}), "at most 1,000,000"),
+    ("[" * 100_000, "nested too deep"),
+    (b"\xff\xfe junk", "not UTF-8"),
+])
+def test_absurd_prices_files_are_refused_naming_the_file(tmp_path: Path, content: str | bytes, says: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 44 attacks 9-10: every price 1e308 was accepted and made the costs infinite after every trial ran
+    (exit 1); 100,000 nested `[` was a RecursionError (exit 1)."""
+    path = tmp_path / "p.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["run", "agent", "pipeline", "--prices", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and str(path) in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("content", ["not json", None])
+def test_wva_prices_naming_a_bad_file_is_one_line_exit_2(tmp_path: Path, content: str | None,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "env.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    monkeypatch.setenv(PRICES_ENV, str(path))
+    assert main(["run", "agent", "pipeline", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"wva: error: {PRICES_ENV} {path}: ") and err.count("\n") == 1
+    assert json.loads(out)["status"] == 2

@@ -62,12 +62,12 @@ def test_a_cap_without_a_price_or_on_the_simulator_is_refused_before_anything_ru
 
 
 def test_a_call_that_could_pass_the_cap_is_not_sent() -> None:
-    """By hand: $3/M input, $15/M output. A 400-character prompt is ~100 tokens ($0.0003 at the cache-write
-    price $3.75/M: $0.000375); before any reply the output is reserved at max_tokens / 4 = 250 tokens ($0.00375)."""
-    spend = Spend(0.01, price_for("claude-sonnet-4-5"))  # type: ignore[arg-type]
+    """By hand: $3/M input, $15/M output. A 400-character prompt is ~100 tokens, 110 with the 10% margin
+    ($0.0004125 at the cache-write price $3.75/M); the output is reserved whole, max_tokens = 1,000 ($0.015)."""
+    spend = Spend(0.04, price_for("claude-sonnet-4-5"))  # type: ignore[arg-type]
     params = {"max_tokens": 1000, "messages": [{"role": "user", "content": "x" * 372}]}
     first = spend.reserve(params)
-    assert spend.reserved[first] == pytest.approx(0.000375 + 0.00375, rel=0.05)
+    assert spend.reserved[first] == pytest.approx(0.0004125 + 0.015, rel=0.05)
     spend.reserve(params)
     with pytest.raises(CapReached):
-        spend.reserve(params)  # 3 x $0.0041 > $0.01
+        spend.reserve(params)  # 3 x $0.0154 > $0.04

@@ -88,34 +88,36 @@ def json_report(outcome: Any, notes: dict[str, list[str]], options: dict[str, An
 
 
 def finish(doc: dict[str, Any] | None, outcome: Any) -> int:
-    """The exit status (failed sweep: exit 1; trials failed in the task's code: 1), the JSON printed if asked."""
+    """The exit status (failed sweep: exit 1; trials failed in the task's code: 1), the JSON printed if asked, with
+    the reason for a status of 1 in its `error`."""
     failed = failed_sweep(outcome)
-    status = 1 if failed else code_error_status(outcome)
+    code = None if failed else code_error_reason(outcome)
+    if code:
+        print(f"wva: error: {code}", file=sys.stderr)
     if doc is None:
         if failed:
             from benchmarks.cli._common import CommandFailed
 
             raise CommandFailed(failed)
-        return status
-    emit({**doc, "status": status, "error": failed})
+        return 1 if code else 0
+    emit({**doc, "status": 1 if failed or code else 0, "error": failed or code})
     if failed:
         raise JsonDone(failed, 1)
-    return status
+    return 1 if code else 0
 
 
-def code_error_status(outcome: Any) -> int:
-    """1 (after one line on stderr) when trials failed in the task's own code, else 0."""
+def code_error_reason(outcome: Any) -> str | None:
+    """Why the status is 1 when trials failed in the task's own code, else None."""
     from benchmarks.harness.code_errors import count
     from benchmarks.harness.outputs import read_runs
 
     runs = read_runs(outcome.out, ["error_kinds"])
     failed = count(runs["error_kinds"])
     if not failed:
-        return 0
-    print(f"wva: error: {failed} of {len(runs)} trials failed in the task's own code (scorer, design or environment: "
-          "ScorerError/CodeError/DesignError in runs.csv's error_kinds, the file and line in detail; a DesignError "
-          "trial is left out of the verdict); fix it and run again", file=sys.stderr)
-    return 1
+        return None
+    return (f"{failed} of {len(runs)} trials failed in the task's own code (scorer, design or environment: "
+            "ScorerError/CodeError/DesignError in runs.csv's error_kinds, the file and line in detail; a DesignError "
+            "trial is left out of the verdict); fix it and run again")
 
 
 def failed_sweep(outcome: Any) -> str | None:

@@ -72,11 +72,15 @@ def run(args: argparse.Namespace) -> int:
             frame = replicate_verdicts(args.dir, args.replicates, criterion_of)
         except (FileNotFoundError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        print(f"replicates: {', '.join(map(str, args.replicates))} → {write_replicates(args.dir, frame)}")
+        replicates = write_replicates(args.dir, frame)
+        if not args.json:  # under --json, stdout is the one document, which lists the file in `written`
+            print(f"replicates: {', '.join(map(str, args.replicates))} → {replicates}")
     df, pairs = load_or_fail(args.dir, **verdict_options(args))
     name = criterion_file(args.comparator)
     write_criterion(args.dir, df, name=name, pairs=pairs)
     written = [args.dir / name, *([args.dir / PAIRS] if name == NAME else [])]
+    if args.replicates:
+        written.append(replicates)
     caveat = folder_caveat(args.dir)
     if args.json:
         from benchmarks.cli.json_out import emit, records, schema

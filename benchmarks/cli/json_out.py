@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 VERSION = 1
+PRINTED: list[dict[str, Any]] = []  # the document this call printed (main prints no second one, Ctrl-C included)
 
 
 def schema(command: str) -> str:
@@ -32,6 +33,7 @@ def records(df: pd.DataFrame | None) -> list[dict[str, Any]]:
 def emit(doc: dict[str, Any]) -> None:
     """Print one document (strict JSON: no NaN) on stdout."""
     print(json.dumps(doc, ensure_ascii=False, allow_nan=False, default=str))
+    PRINTED.append(doc)
 
 
 def error_doc(command: str | None, message: str, status: int) -> dict[str, Any]:

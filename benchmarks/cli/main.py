@@ -8,8 +8,8 @@ status 1; so is any exception that carries its own `exit_status` (a Ray cluster 
 reached: 2), followed, when it says it is `resumable`, by the command that finishes the sweep.
 A bug (an unexpected exception) is one `wva: internal error: ...` line and status 1;
 `WVA_DEBUG=1` adds the traceback. Ctrl-C (SIGINT) is status 130 and one line, plus, for a sweep
-that kept finished trials, the `--resume` command that finishes it. With `--json`, every such error is
-also one JSON document on stdout (`benchmarks.cli.json_out.error_doc`), unless the command printed its
+that kept finished trials, the `--resume` command that finishes it. With `--json`, every such error, Ctrl-C
+included, is also one JSON document on stdout (`benchmarks.cli.json_out.error_doc`), unless the command printed its
 own already, so a script reading stdout always gets JSON.
 """
 
@@ -90,7 +90,10 @@ _PARSED: dict[str, argparse.Namespace] = {}  # this call's arguments, once parse
 
 
 def _run(argv: Sequence[str] | None) -> int:
+    from benchmarks.cli.json_out import PRINTED
+
     _PARSED.clear()
+    PRINTED.clear()
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     _PARSED["args"] = args
@@ -100,6 +103,13 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.command is None:
         choices = ", ".join(name.replace("_", "-") for name in COMMANDS)
         raise UsageError(f"no command given: use one of {choices} (see '{PROG} --help')")
+    if os.environ.get("WVA_PRICES") and getattr(args, "prices", None) is None:  # --prices replaces it
+        from patterns.pricing import check_env_prices
+
+        try:  # before any work: a bad file is one line here, never an error after a paid sweep
+            check_env_prices()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     status = args._run(args)
     return 0 if status is None else int(status)
 
@@ -107,10 +117,11 @@ def _run(argv: Sequence[str] | None) -> int:
 def _json_fail(argv: list[str], exc: BaseException, message: str, status: int) -> int:
     """`_fail`, and the error as one JSON document on stdout when --json was asked for (and none was printed)."""
     if "--json" in argv and not getattr(exc, "json_done", False):
-        from benchmarks.cli.json_out import emit, error_doc
+        from benchmarks.cli.json_out import PRINTED, emit, error_doc
 
-        command = next((a for a in argv if not a.startswith("-")), None)
-        emit(error_doc(command, _one_line(exc) or message, status))
+        if not PRINTED:
+            command = next((a for a in argv if not a.startswith("-")), None)
+            emit(error_doc(command, _one_line(exc) or message, status))
     return _fail(message, status)
 
 
@@ -146,7 +157,8 @@ def _interrupted(argv: list[str]) -> int:
     if sys.stderr.isatty():  # over the progress bar (and the terminal's ^C) rather than after it
         sys.stderr.write("\r\x1b[K")
     out = _kept_in(argv)
-    _fail(f"interrupted: the finished trials are kept in {out}/" if out else "interrupted", 130)
+    said = f"interrupted: the finished trials are kept in {out}/" if out else "interrupted"
+    _json_fail(argv, KeyboardInterrupt(said), said, 130)  # under --json, the error document too
     if out:
         _say_resume(argv)
     return 130

@@ -51,7 +51,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import sys
 
     from benchmarks.cli._tables import fmt_cost
@@ -79,9 +78,10 @@ def run(args: argparse.Namespace) -> int:
     result, score, graded = _run_checked(one)
     grader_cost = graded.cost_usd if graded is not None else None
     if args.json:
-        print(json.dumps({**result.to_dict(), "instance": instance.id, "task": args.task, "score": score,
-                          "grader_cost_usd": grader_cost, "uncached_cost_usd": uncached_cost(model, result)},
-                         default=str, ensure_ascii=False))
+        from benchmarks.cli.json_out import emit, schema
+
+        emit({"schema": schema("run"), **result.to_dict(), "instance": instance.id, "task": args.task, "score": score,
+              "grader_cost_usd": grader_cost, "uncached_cost_usd": uncached_cost(model, result)})
         return 0
     u = result.usage
     print(f"task:       {args.task} / {instance.id}\n{instance.prompt}\n")

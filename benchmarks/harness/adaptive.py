@@ -14,6 +14,10 @@ One controller, shared by every trial of the process (`BoundedModel`). A call is
   `-tokens-` bucket is read only where neither the input nor the output one is reported, and takes prompt plus
   output.
   A call that cannot be covered yet waits for the refill (the bucket's share it needs, at most a full bucket).
+  Both providers document their limits per minute, so a bucket is taken to be full again `MAX_WAIT_S` (60 s)
+  after a reply at the latest, whatever its reset says (a reset in the year 9999 would otherwise stop every
+  call for good), and no call waits in the bound longer than `MAX_WAIT_S` in all: past it, the call is sent
+  and the server's answer (a 429 and its `retry-after`, to the retry policy) says the rest.
   "Sent after" counts the calls sent after the reporting one whether they are still in flight or not. Counting
   a call both in the reported remaining and in "sent after" is possible and only costs a reserve of about one
   latency's worth of tokens (Little's law), never a 429; counting it in neither would take a call sent earlier
@@ -25,7 +29,9 @@ One controller, shared by every trial of the process (`BoundedModel`). A call is
   the ceiling (`--max-in-flight`); a 429 (rate limited) or 529 (overloaded) halves it,
   never below one, once per overshoot (only a call sent since the last cut cuts again: the epoch rule). A 429
   or 529's `retry-after` pauses every new call until it has passed (the call itself waits it in the retry
-  policy). Other failures (a 500, a timeout, a 400) say nothing of the limits and leave it as it is.
+  policy), at most `MAX_WAIT_S` (60 s, the retry policy's own cap on a `retry-after`): a server that asks for
+  `1e12` seconds must not stop the sweep for good. Other failures (a 500, a timeout, a 400) say nothing of
+  the limits and leave it as it is.
 
 Why pace rather than only cut: the bucket starts full, so a bound that grows by AIMD alone meets the limit
 only by overshooting it, and against a fast server every call waiting for a place goes into the same empty
@@ -48,12 +54,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from patterns import rate_headers
-from patterns.retry import retry_after_s
+from patterns.retry import RetryPolicy, retry_after_s
 from patterns.usage import estimate_usage
 
 SLOWED = frozenset({429, 529})
 RATIOS = 32  # replies whose reported/estimated prompt ratio sizes the next estimate
 ROUNDING = 1000.0  # the step the Messages API rounds its remaining token counts to
+MAX_WAIT_S = RetryPolicy().max_retry_after_s  # the longest the bound holds a call back, whatever the headers say
 MARGIN = 1.1  # on that: a prompt estimated low is a 429; one estimated high holds back only its excess, once
 _LIVE: weakref.WeakSet[AdaptiveBound] = weakref.WeakSet()
 
@@ -129,15 +136,19 @@ class AdaptiveBound:
         loop = asyncio.get_running_loop()
         needs, estimate = self.needs(params)
         async with self._changed:
+            held: float | None = None  # when the headers first held this call back
             while True:
                 if self.in_flight >= math.floor(self.limit):
                     await self._changed.wait()
                     continue
                 wait = self._wait_s(needs, loop.time())
+                if wait > 0:
+                    held = loop.time() if held is None else held
+                    wait = min(wait, held + MAX_WAIT_S - loop.time())
                 if wait <= 0:
                     break
                 try:
-                    async with asyncio.timeout(min(wait, 60.0)):
+                    async with asyncio.timeout(wait):
                         await self._changed.wait()
                 except TimeoutError:
                     pass
@@ -160,7 +171,8 @@ class AdaptiveBound:
                 self.rate_limited += 1
             if status in SLOWED:
                 asked = retry_after_s(failure) if failure is not None else None
-                if asked:
+                if asked:  # capped as the retry policy caps it (a NaN is no wait)
+                    asked = min(asked, MAX_WAIT_S) if asked == asked else 0.0
                     self.paused_until = max(self.paused_until, asyncio.get_running_loop().time() + asked)
                 if sent.epoch == self.epoch:
                     self.limit = max(1.0, self.limit / 2)
@@ -193,7 +205,9 @@ class AdaptiveBound:
         for kind, bucket in buckets.items():
             after = sum(s.needs.get(kind, 0.0) for t, s in self.history.items() if t > ticket)
             level = bucket.remaining - after - rounded_by(kind, bucket.remaining)
-            self.ledgers[kind] = Ledger(bucket.limit, level, bucket.refill_per_s(), now)
+            # full within MAX_WAIT_S at the latest: a reset far off (or never) must not stop the sweep
+            rate = max(bucket.refill_per_s(), (bucket.limit - bucket.remaining) / MAX_WAIT_S)
+            self.ledgers[kind] = Ledger(bucket.limit, level, rate, now)
 
     def retire(self) -> None:
         """Its sweep is over: `live` no longer counts it."""

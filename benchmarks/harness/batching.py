@@ -14,7 +14,11 @@ folder (`batch_record`), polled with backoff (`retrieve`: after `poll_first_s`, 
   `invalid_request_error` a `BadRequestError`, ...), which the retry policy retries or not as it would an
   interactive call's, each retry in a later batch;
 - `expired` (the API did not reach it within 24 hours) raises `BatchExpired`, `canceled` `BatchCanceled`: never
-  retried, recorded as the trial's error, never lost.
+  retried, recorded as the trial's error, never lost;
+- no readable result (its line of the results file torn or garbled on the way, or missing): the file is read
+  once more, and if its line is still unreadable the call raises `BatchResultUnreadable`, a reply that is not a
+  message, which the retry policy retries like a connection error. The file is read line by line, so one bad
+  line costs only its own request: every other result of the batch, paid for, reaches its caller.
 
 The time waited for one batch is bounded by `max_wait_s` (24 h, the API's own expiry): past it the batch is
 cancelled and its callers get `BatchCanceled`. A failure of the create call itself (a 429, a timeout) goes to
@@ -39,6 +43,7 @@ from urllib.parse import quote
 
 import anthropic
 from anthropic.types import Message
+from anthropic.types.messages import MessageBatchIndividualResponse
 
 from benchmarks.harness.batch_record import BatchRecord, content_key
 from patterns._http import httpx
@@ -63,6 +68,10 @@ class BatchExpired(anthropic.APIError):
 
 class BatchCanceled(anthropic.APIError):
     """A batched request that was cancelled: its batch was, or the sweep waited past `max_wait_s` for it."""
+
+
+class BatchResultUnreadable(anthropic.APIResponseValidationError):
+    """A batched request whose line of the results file could not be read (retried as a garbled reply is)."""
 
 
 @dataclass
@@ -174,7 +183,7 @@ class BatchedModel:
         while True:
             try:
                 batch = await batches.retrieve(batch_id, timeout=self.timeout)
-                if batch.processing_status == "ended":
+                if batch.processing_status == "ended" and batch.results_url:
                     break
             except anthropic.APIError as exc:  # a poll that failed is polled again, within the bound
                 if not RetryPolicy().is_retryable(exc):
@@ -185,7 +194,28 @@ class BatchedModel:
                                     httpx.Request("GET", self._url()), body=None)
             await asyncio.sleep(delay)
             delay = min(2 * delay, self.poll_max_s)
-        return {r.custom_id: r.result async for r in await batches.results(batch_id, timeout=self.timeout)}
+        return await self._read(str(batch.results_url))
+
+    async def _read(self, url: str) -> dict[str, Any]:
+        """custom_id -> result, from an ended batch's results file read line by line: a line that does not parse is
+        left out (after one more reading of the file, in case it was torn on the way), never the whole file."""
+        found: dict[str, Any] = {}
+        options: dict[str, Any] = {"headers": {"Accept": "application/binary"}}
+        if self.timeout is not anthropic.NOT_GIVEN:
+            options["timeout"] = self.timeout
+        for _ in range(2):
+            response = await self.inner.client.get(url, cast_to=httpx.Response, options=options)
+            torn = 0
+            for line in response.content.splitlines():
+                try:
+                    if line.strip():
+                        item = MessageBatchIndividualResponse.model_validate_json(line)
+                        found.setdefault(item.custom_id, item.result)
+                except ValueError:
+                    torn += 1
+            if not torn:
+                break
+        return found
 
     async def _from_record(self, batch_id: str, custom_id: str) -> Message | None:
         """A recorded request's message if its result succeeded; None to send the call again (nothing billed)."""
@@ -233,5 +263,8 @@ def _settle(future: asyncio.Future[Message], result: Any, batch_id: str, custom_
         return future.set_exception(cls(f"Error code: {status} - {body} ({where})", response=response, body=body))
     if kind == "expired":
         return future.set_exception(BatchExpired(f"{where} expired before it was processed", request, body=None))
-    why = "was cancelled" if kind == "canceled" else "has no result in the batch's results file"
-    return future.set_exception(BatchCanceled(f"{where} {why}", request, body=None))
+    if kind == "canceled":
+        return future.set_exception(BatchCanceled(f"{where} was cancelled", request, body=None))
+    response = httpx.Response(200, request=request)
+    return future.set_exception(BatchResultUnreadable(response, None, message=f"{where} has no readable result in "
+                                                                             "the batch's results file"))

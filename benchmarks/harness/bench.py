@@ -78,6 +78,8 @@ async def run_bench(config: BenchConfig, *, on_trial: Callable[[dict[str, Any]],
                                                      **({"estimate": config.estimate.to_dict()} if config.estimate
                                                         else {})})
         finally:
+            if spend is not None:
+                spend.close()
             if owns_model:
                 await aclose_model(model)  # an SDK client's connections belong to this event loop: close them in it
     return folder.outcome(config, survey, ran=ran, warnings=warnings)
@@ -167,7 +169,7 @@ def _spend(config: BenchConfig, survey: Any) -> Spend | None:
         resumed = survey.action == folder.RESUME
         price_id = batch_price_id(spec.target) if config.message_batches else spec.target  # half, batched
         return start_spend(config.max_cost_usd, price_id, recorded_usd(config.out) if resumed else 0.0,
-                           survey.old if resumed else None)
+                           survey.old if resumed else None, out=config.out, overwrite=config.overwrite)
     except ValueError as exc:
         raise SweepRefused(str(exc)) from None
 

@@ -91,8 +91,11 @@ def survey(config: Any, plan: Plan, warn: Warn) -> Survey:
     sources = store.Sources(len(plan))
     if not config.out.is_dir():
         return Survey(FRESH, sources, None)
-    store.scan_outputs(config.out, plan, sources)
-    store.scan_journals(config.out, plan, sources)
+    if not config.overwrite:
+        _check_runs(config.out / store.RUNS)
+    keep = _paid_result_kept if config.message_batches and config.resume else None
+    store.scan_outputs(config.out, plan, sources, keep)
+    store.scan_journals(config.out, plan, sources, keep)
     finished = sources.count()
     old = None
     if not config.overwrite and (finished or sources.foreign):
@@ -107,6 +110,32 @@ def survey(config: Any, plan: Plan, warn: Warn) -> Survey:
         for line in sources.warnings:
             warn(line)
     return Survey(action, sources if action != FRESH else store.Sources(len(plan)), old)
+
+
+# A batched trial that ended on a batch's results file it could not read: its paid results are in the batches
+# the folder recorded (batches.jsonl), so on --resume it runs again and its calls are answered from them, never
+# paid twice. (JSONDecodeError: how a torn results line ended a trial before the file was read line by line.)
+UNREAD_RESULTS = ("BatchResultUnreadable", "CodeError:JSONDecodeError")
+
+
+def _paid_result_kept(row: dict[str, Any]) -> bool:
+    kinds = str(row.get("error_kinds") or "")
+    return not any(kind in kinds for kind in UNREAD_RESULTS)
+
+
+def _check_runs(path: Path) -> None:
+    """A `SweepRefused` for a runs.csv whose first line is not runs.csv's header (random bytes, another table):
+    its rows cannot be told apart from nothing, so neither resuming (which would run and pay for every trial
+    again) nor a fresh start (which would replace it) may go on without `--overwrite`."""
+    if not path.is_file():
+        return
+    from benchmarks.harness.runs_csv import HEADER
+
+    with path.open("rb") as f:
+        head = f.readline(len(HEADER) + 1)
+    if head != HEADER:
+        raise SweepRefused(f"{path}: not a runs.csv this version can read (its first line is not runs.csv's "
+                           "header): nothing was run or changed; --overwrite to start again, or another --out")
 
 
 def start(config: Any, plan: Plan, survey: Survey, preflight: dict[str, Any] | None, warn: Warn) -> dict[str, Any]:

@@ -48,7 +48,7 @@ async def pilot_rows(config: BenchConfig, patterns: tuple[str, ...] | None = Non
     pilot = replace(config, model=pilot_spec(target), patterns=patterns or config.patterns,
                     instances=min(instances, config.instances), trials=1, resume=False, overwrite=False,
                     allow_mixed=False, workers=1, executor="local", max_cost_usd=None, grader_model=None,
-                    instances_by_task=(), tracing=None, manifest_extra=None)
+                    instances_by_task=(), tracing=None, manifest_extra=None, message_batches=False)
     plan = Plan(pilot)
     rows: list[dict[str, Any]] = []
     model = load_model(pilot.model)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ NONE = -1
 COUNTED = {"model_call": 0, "tool_call": 1, "retry": 2, "recovery": 3, "compaction": 3}
 ROW_COUNTS = ("steps", "tool_calls", "retries", "recoveries")
 _TORN_ID = re.compile(rb'^\{"run_id": "([0-9a-f]{16})"')
+Keep = Callable[[dict[str, Any]], bool]  # whether a finished trial's row is kept (else the trial runs again)
 
 
 class Sources:
@@ -62,11 +63,13 @@ class Sources:
     def from_files(self) -> int:
         return 0 if self.row is None else sum(1 for p in range(self.total) if self.row[p] != NONE)
 
-    def add(self, plan: Plan, path: Path, offset: int, row: dict[str, Any]) -> None:
-        """A journal line (of `path`, at `offset`) holding this row's trial."""
+    def add(self, plan: Plan, path: Path, offset: int, row: dict[str, Any], keep: Keep | None = None) -> None:
+        """A journal line (of `path`, at `offset`) holding this row's trial (unless `keep` says to run it again)."""
         position = plan.position(row)
         if position is None:
             self.foreign += 1
+            return
+        if keep is not None and not keep(row):
             return
         if path not in self._numbers:
             self._numbers[path] = len(self.journals)
@@ -74,14 +77,15 @@ class Sources:
         self.journal[position] = offset * 256 + self._numbers[path]
 
 
-def scan_journals(out: Path, plan: Plan, sources: Sources) -> None:
-    """Every journal in `out`: where each of its trials is (read only: a torn line is only reported)."""
+def scan_journals(out: Path, plan: Plan, sources: Sources, keep: Keep | None = None) -> None:
+    """Every journal in `out`: where each of its trials is (read only: a torn line is only reported); a row
+    `keep` refuses is left out, so its trial runs again."""
     for path in journal.paths(out):
         for offset, record in journal.scan(path, sources.warnings):
-            sources.add(plan, path, offset, record["row"])
+            sources.add(plan, path, offset, record["row"], keep)
 
 
-def scan_outputs(out: Path, plan: Plan, sources: Sources) -> None:
+def scan_outputs(out: Path, plan: Plan, sources: Sources, keep: Keep | None = None) -> None:
     """The old tidy files: each well-formed row of this plan whose events agree with it (module docstring)."""
     if not (out / RUNS).exists():
         return
@@ -93,7 +97,7 @@ def scan_outputs(out: Path, plan: Plan, sources: Sources) -> None:
         position = plan.position(row)
         if position is None:
             sources.foreign += 1
-        elif sources.row[position] == NONE:
+        elif sources.row[position] == NONE and (keep is None or keep(row)):
             sources.row[position], sources.row_len[position] = offset, len(raw)
             ids[row["run_id"]] = position
             for k, column in enumerate(ROW_COUNTS):
