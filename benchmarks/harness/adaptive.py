@@ -9,7 +9,9 @@ One controller, shared by every trial of the process (`BoundedModel`). A call is
   (its limit per minute, or slower if its reset says so; a token count that may have been rounded up to a
   thousand is taken as 500 less, `rounded_by`). A call is sent only when every bucket covers it: one
   request; its prompt, estimated from the request (~4 characters a token, `patterns.usage.estimate_usage`)
-  times the largest ratio of reported to estimated prompt tokens of the last 32 replies, plus a 10% margin; its
+  times the largest ratio of reported to estimated prompt tokens of the last 32 replies (the tokens the limit
+  counts: uncached input and cache writes where an input-tokens bucket is reported, cache reads too in a
+  provider's one tokens bucket), plus a 10% margin; its
   `max_tokens` of output (the API takes `max_tokens` at the start and gives back what is unused). The combined
   `-tokens-` bucket is read only where neither the input nor the output one is reported, and takes prompt plus
   output.
@@ -189,8 +191,11 @@ class AdaptiveBound:
         usage = getattr(message, "usage", None)
         if usage is None:
             return
-        prompt = sum(int(getattr(usage, k, 0) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
-                                                             "cache_read_input_tokens"))
+        # The Messages API's input-token limit counts uncached input and cache writes, not cache reads
+        # (docs/paid-sweeps.md); an OpenAI-compatible account's one tokens bucket counts the whole prompt.
+        counted = ("input_tokens", "cache_creation_input_tokens") if "input" in self.ledgers else \
+            ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        prompt = sum(int(getattr(usage, k, 0) or 0) for k in counted)
         self.prompts, self.prompt_tokens = self.prompts + 1, self.prompt_tokens + prompt
         if sent.estimate > 0 and prompt > 0:
             self.ratios.append(prompt / sent.estimate)
