@@ -138,7 +138,7 @@ def test_places_widens_the_world_with_copies_the_world_knowledge_tells_apart(nam
                 assert knowledge.place_of(wide.spec, f"The trail continues in {ph}, under K-1234.") == p.tool
     instance = wide.instances(1, 0)[0]
     for pattern in ("agent", "chain"):
-        result, score, env = run(wide, pattern, instance, tmp_path)
+        _, score, env = run(wide, pattern, instance, tmp_path)
         assert score == 1.0 and len(env.tools.tools) == 100
 
 
