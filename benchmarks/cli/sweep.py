@@ -17,9 +17,15 @@ from benchmarks.cli._common import (
     model_spec,
     on_off,
 )
-from benchmarks.cli.bench import csv_list
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 from benchmarks.names import DEFAULT_MODEL, MAX_INSTANCES, MAX_TRIALS, PATTERNS
+
+
+def _designs(text: str) -> tuple[str, ...]:
+    items = tuple(filter(None, (t.strip() for t in text.split(","))))
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return items
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -45,7 +51,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"),
                    default=20, metavar="N",
                    help="instances per setting (default: 20)")
-    p.add_argument("--patterns", type=csv_list, default=PATTERNS, metavar="LIST",
+    p.add_argument("--patterns", type=_designs, default=PATTERNS, metavar="LIST",
                    help="comma-separated designs to run at each setting, as for 'wva bench' (default: all); the "
                    "verdict needs the agent and the family's declared comparator (e.g. agent,chain)")
     p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=3, metavar="K",
