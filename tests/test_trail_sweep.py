@@ -17,8 +17,8 @@ def test_a_sweep_over_places_and_call_cost_runs_the_named_designs_at_every_cell(
                  "--out", str(out)]) == 0
     table = pd.read_csv(out / "sweep.csv", dtype=str)
     assert list(zip(table["value"], table["by_value"], table["task"], strict=True)) == [
-        ("10", "0", "explore:places=10"), ("10", "0.001", "explore:places=10,call_cost=0.001"),
-        ("12", "0", "explore:places=12"), ("12", "0.001", "explore:places=12,call_cost=0.001")]
+        ("10", "0", "explore:places=10"), ("10", "0.001", "explore:call_cost=0.001,places=10"),
+        ("12", "0", "explore:places=12"), ("12", "0.001", "explore:call_cost=0.001,places=12")]
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs["pattern"]) == {"agent", "chain"} and len(runs) == 4 * 2 * 2
     events = pd.read_json(out / "events.jsonl", lines=True)

@@ -59,14 +59,14 @@ class TrailFamily(FamilyBase):
         "hops": Param("2-8", bounded(IntRange.parse, 1, 12, "hops"), "steps of the hidden trail (a range)"),
         "readable": Param(False, boolean, "where a note points: true = JSON fields code may read, false = prose "
                           "that only a model reads (the same trails, tools and notes)"),
-        "places": Param("auto", design_bound, "the places (tools) of the trail's world: auto = the family's own "
-                        "(10 explore, 8 debug); more are copies of them, named in prose by the family's words "
-                        "for a copy (\"the third town's copy of ...\"), up to 20 times the family's own"),
+        "depth": Param("auto", design_bound, "design: the rounds a fixed walk may take (a round: one look, or one "
+                       "survey and its read); auto = the agent's budget, its step limit less the answer call"),
         "call_cost": Param(0.0, non_negative, "USD one look in a place costs, added to the run's cost (default 0: "
                            "free tools, as in every built-in family; the prose survey looks in every place each "
                            "round, so this and `places` can decide the verdict: sweep them)"),
-        "depth": Param("auto", design_bound, "design: the rounds a fixed walk may take (a round: one look, or one "
-                       "survey and its read); auto = the agent's budget, its step limit less the answer call"),
+        "places": Param("auto", design_bound, "the places (tools) of the trail's world: auto = the family's own "
+                        "(10 explore, 8 debug); more are copies of them, named in prose by the family's words "
+                        "for a copy (\"the third town's copy of ...\"), up to 20 times the family's own"),
     }
 
     def __init__(self, **params: Any) -> None:
