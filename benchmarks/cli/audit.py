@@ -20,7 +20,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "repeated under one key (correlated), an example key and the instruction that asked for it. Then the "
         "framing probe: every request sent as an agent turn and as a workflow step. Exit 1 if a decision's odds "
         "differ between designs by more than the documented knobs explain (tolerance 0.01, unless the family's "
-        "'Intended differences' table declares it), or if a framing is treated differently.")
+        "'Intended differences' table declares it), or if a framing is treated differently. Then the bounds "
+        "check: the agent and every design run once on each of --bounds-instances instances under the run's "
+        "limits; exit 1 if the declared comparator (or a design of --designs) ends at its own bound (a loop that "
+        "ran every round, the step limit) more often than the agent ends at its limit, by more than 2 points.")
     p.add_argument("tasks", nargs="?", type=task_list, default=DEFAULT_TASKS, metavar="TASKS",
                    help="task specs as for 'wva bench --tasks' (default: the five built-in families)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
@@ -29,6 +32,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="instances whose requests are probed (default: 4)")
     p.add_argument("--samples", type=positive_int, default=16, metavar="K",
                    help="samples of each framing per request at the model's knobs (default: 16)")
+    p.add_argument("--bounds-instances", type=positive_int, default=60, metavar="N",
+                   help="instances of the bounds check, one trial of each design on each (default: 60)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default: 0)")
     p.add_argument("--designs", type=_designs, default=(), metavar="LIST",
                    help="more designs to audit beside the family's own: pattern:variant or file.py:function")
@@ -101,6 +106,34 @@ def _charges(family: Any, args: argparse.Namespace, knobs: dict[str, Any]) -> li
     return audit.failed
 
 
+def bounds_table(check: Any) -> str:
+    """The bounds check of one family: a line per design, the agent first."""
+    lines = [f"  {'design':<20} {'trials':>6} {'at bound':>8} {'share':>7}  bounds that ended them"]
+    for row in (check.agent, *check.designs):
+        ended = "; ".join(f"{b} ×{n}" for b, n in row.bounds) or "—"
+        lines.append(f"  {row.design:<20} {row.trials:>6} {row.at_bound:>8} {row.share:>7.1%}  {ended}")
+    return "\n".join(lines)
+
+
+def _bounds(family: Any, args: argparse.Namespace, knobs: dict[str, Any]) -> list[str]:
+    """Print the family's bounds check; the designs it fails."""
+    from benchmarks.studies.bounds import check_bounds
+    from benchmarks.studies.charges import designs_of
+
+    declared = getattr(family, "natural_workflow", None)
+    checked = ({declared} if declared else set()) | set(args.designs)
+    check = check_bounds(family, designs_of(family, args.designs), knobs, instances=args.bounds_instances,
+                         seed=args.seed, checked=checked or None)
+    print(f"{check.family}: how often each design ends at its own bound (a loop that ran every round, the step "
+          "limit); the agent, at its limit (the step limit, or a bound it shares with a design's loop)")
+    print(bounds_table(check))
+    for line in check.short:
+        print(f"  short (not a declared comparator): {line}")
+    for line in check.failed:
+        print(f"  SHORT BOUND: {line}")
+    return list(check.failed)
+
+
 def run(args: argparse.Namespace) -> int:
     from benchmarks.studies.audit import capability_table, probe
     from benchmarks.tasks.base import task_label
@@ -111,11 +144,12 @@ def run(args: argparse.Namespace) -> int:
         families = [load_task(spec) for spec in args.tasks]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    unfair, uneven = [], []
+    unfair, uneven, short = [], [], []
     for family in families:
         label = task_label(family)
         if failed := _charges(family, args, knobs):
             uneven += [f"{label} {line.split(':', 1)[0]}" for line in failed]
+        short += _bounds(family, args, knobs)
         rows = probe(family, knobs=knobs, instances=args.instances, samples=args.samples, seed=args.seed)
         print(f"{label}: mean per request, the same content framed as an agent turn and as a workflow step")
         print(table(rows))
@@ -128,8 +162,10 @@ def run(args: argparse.Namespace) -> int:
     if unfair:
         print(f"asymmetric: {', '.join(unfair)} (the policy treats the same request differently by where its "
               "instructions sit)")
-    if uneven or unfair:
+    if short:
+        print("short bounds: " + "; ".join(line.split(" (more than", 1)[0] for line in short))
+    if uneven or unfair or short:
         return 1
-    print(f"every task is charged and treated the same way whichever design sends the request "
-          f"({len(families)} checked)")
+    print(f"every task is charged and treated the same way whichever design sends the request, and no declared "
+          f"comparator is bounded below the agent ({len(families)} checked)")
     return 0

@@ -18,7 +18,14 @@ from benchmarks.cli._common import (
     on_off,
 )
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
-from benchmarks.names import DEFAULT_MODEL, MAX_INSTANCES, MAX_TRIALS
+from benchmarks.names import DEFAULT_MODEL, MAX_INSTANCES, MAX_TRIALS, PATTERNS
+
+
+def _designs(text: str) -> tuple[str, ...]:
+    items = tuple(filter(None, (t.strip() for t in text.split(","))))
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return items
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -44,6 +51,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"),
                    default=20, metavar="N",
                    help="instances per setting (default: 20)")
+    p.add_argument("--patterns", type=_designs, default=PATTERNS, metavar="LIST",
+                   help="comma-separated designs to run at each setting, as for 'wva bench' (default: all); the "
+                   "verdict needs the agent and the family's declared comparator (e.g. agent,chain)")
     p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=3, metavar="K",
                    help="trials per instance (default: 3)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
@@ -83,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
         from benchmarks.tasks.registry import load_task
 
         warning = sim_warning(args.model, [load_task(args.family)])
-        config = BenchConfig(instances=args.instances, trials=args.trials, model=args.model, seed=args.seed,
-                             out=args.out, resume=args.resume, overwrite=args.overwrite,
+        config = BenchConfig(patterns=args.patterns, instances=args.instances, trials=args.trials, model=args.model,
+                             seed=args.seed, out=args.out, resume=args.resume, overwrite=args.overwrite,
                              options=RequestOptions(prompt_cache=args.prompt_cache))
     except ValueError as exc:
         raise UsageError(str(exc)) from None

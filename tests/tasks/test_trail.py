@@ -121,3 +121,40 @@ def test_a_false_lead_sends_the_agent_back_to_the_note_it_trusts(tmp_path: Path)
     tried = [p for p, k in calls if k == first_key]
     assert len(tried) == len(set(tried)) > 1
     assert score == 0.0 and result.events[-1].kind in (Kind.MODEL_CALL, Kind.LIMIT)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_places_widens_the_world_with_copies_the_world_knowledge_tells_apart(name: str, tmp_path: Path) -> None:
+    own = load_task(name)
+    assert load_task(f"{name}:places={len(own.spec.places)}").instances(3, 1) == own.instances(3, 1)
+    wide = load_task(f"{name}:places=100")
+    tools = [p.tool for p in wide.spec.places]
+    assert len(set(tools)) == 100 and tools[:len(own.spec.places)] == [p.tool for p in own.spec.places]
+    phrases = [ph for p in wide.spec.places for ph in p.phrases]
+    assert len(set(phrases)) == len(phrases)
+    with knowledge.reading():
+        for p in wide.spec.places:
+            for ph in p.phrases:
+                assert knowledge.place_of(wide.spec, f"The trail continues in {ph}, under K-1234.") == p.tool
+    instance = wide.instances(1, 0)[0]
+    for pattern in ("agent", "chain"):
+        _, score, env = run(wide, pattern, instance, tmp_path)
+        assert score == 1.0 and len(env.tools.tools) == 100
+
+
+def test_the_survey_looks_in_every_place_and_its_read_step_carries_what_it_saw(tmp_path: Path) -> None:
+    family = load_task("explore:places=40,hops=3,call_cost=0.001")
+    instance = family.instances(1, 0)[0]
+    result, score, _ = run(family, "chain", instance, tmp_path)
+    reads = [e for e in result.events if e.kind is Kind.MODEL_CALL and e.name == "read"]
+    looks = [e for e in result.events if e.kind is Kind.TOOL_CALL]
+    assert score == 1.0 and len(looks) == 40 * (len(reads) - 1)  # the last read ends the trail: nothing to look up
+    assert abs(sum(e.cost_usd or 0 for e in looks) - 0.001 * len(looks)) < 1e-9
+    assert all(e.usage.input_tokens + e.usage.cache_read_tokens + e.usage.cache_write_tokens > 40 * 10
+               for e in reads[:-1])  # forty results, each a note of ten tokens or more, in the read's prompt
+
+
+@pytest.mark.parametrize("spec", ["explore:places=1", "debug:places=161", "debug:places=5"])
+def test_a_world_too_small_or_too_wide_is_refused_in_one_line(spec: str) -> None:
+    with pytest.raises(ValueError, match="places"):
+        load_task(spec)

@@ -39,6 +39,7 @@ SPEC = TrailSpec(
     answers=("pool.max_size", "cache.ttl", "retry.limit", "timeout.connect", "tls.min_version", "queue.depth",
              "dns.ttl", "rate.burst"),
     answer_sentence="This is the cause: the broken setting is {answer}.",
+    copies="the {nth} region's copy of",
 )
 
 

@@ -41,6 +41,7 @@ SPEC = TrailSpec(
            "The page is torn, but the shipment is listed."),
     answers=("Riga", "Lisbon", "Bergen", "Danzig", "Cadiz", "Marseille", "Antwerp", "Genoa", "Hamburg", "Bordeaux"),
     answer_sentence="The last entry settles it: the cargo was bound for {answer}.",
+    copies="the {nth} town's copy of",
 )
 
 

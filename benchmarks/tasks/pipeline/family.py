@@ -143,6 +143,9 @@ class Pipeline(FamilyBase):
     # declared before any result (see base): the graph is known: extract → normalise → format, then the
     # checks the agent is told to make, as a bounded loop (`plain=true`: the three steps alone)
     natural_workflow = "chain"
+    # the simulated model checks its line at most `max_checks` times, the declared loop `checks` as many rounds:
+    # `wva audit` counts the agent at that bound when it made that many checks (benchmarks/studies/bounds.py)
+    shared_bounds: ClassVar[dict[str, tuple[str, int]]] = {"checks": ("check_format", PipelinePolicy.max_checks)}
     description = "normalise a messy record in three fixed steps (extract, normalise, format): the graph is known"
     PARAMS: ClassVar[dict[str, Param]] = {
         "fields": Param("3", field_count, "fields per record, 3-5 (name, dob, city, phone, email), or a range"),

@@ -9,10 +9,11 @@
     the note and the places' answers and says which place the note meant (NEXT), that the note is a false
     lead (BACK: code goes back to the note before), or that the trail ends (END); then one model call reads the
     answer. The model's choice is which result to keep, never which tool to call next: the next step is
-    always the survey. Bounded at twice the most hops, plus room for false leads.
+    always the survey. Bounded, as every fixed walk here, at `depth` rounds: by default the agent's budget.
 - **route**: the question routed to its first place by a model call on the input (a routing table, any number
-  of branches), looked up in code, then the chain's loop from there.
-- **parallel**: three of the chain's walks, the majority answer.
+  of branches), looked up in code, then the chain's loop from there (its first look counted as a round).
+- **parallel**: three of the chain's walks, the majority answer; each walk has its own step budget (the run's
+  step limit times three), not a share of one agent's.
 - **single**: one call, one place, then the answer: right only when the trail has one step.
 - **agent**: the agent loop with every place as a tool.
 Not offered: `orchestrate` (a planner cannot list a trail hidden until walked) and `evaluate_optimize` (no
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import networkx as nx
@@ -159,7 +160,7 @@ def _begin(task: str) -> str:
 def declared(spec: TrailSpec, tools: ToolSet, most: int, readable: bool) -> Chain:
     if readable:
         return Chain([dispatch_walk(tools, most), _answer(spec)])
-    return Chain([Code("begin", _begin), survey_walk(spec, tools, 2 * most + 2), _answer(spec)])
+    return Chain([Code("begin", _begin), survey_walk(spec, tools, most), _answer(spec)])
 
 
 def routed(spec: TrailSpec, tools: ToolSet, most: int, readable: bool) -> Chain:
@@ -173,12 +174,36 @@ def routed(spec: TrailSpec, tools: ToolSet, most: int, readable: bool) -> Chain:
                                "looked": {}, "key": None})
         return ToolStep(f"look_{place}", tools, place, lambda t: {"key": _key_of(t) or ""}, keep=kept)
 
-    rest = dispatch_walk(tools, most) if readable else survey_walk(spec, tools, 2 * most + 2)
+    rounds = max(1, most - 1)  # the routed first look was a round
+    rest = dispatch_walk(tools, rounds) if readable else survey_walk(spec, tools, rounds)
     return Chain([Route(LLM("route", question), {t: first(t) for t in tools.tools}), rest, _answer(spec)])
 
 
-def voted(spec: TrailSpec, tools: ToolSet, most: int, readable: bool) -> Parallel:
-    return Parallel(vote=declared(spec, tools, most, readable), n=3, aggregate=majority)
+@dataclass(frozen=True)
+class OwnBudgets:
+    """Voted walks, each with the run's step budget: the limit is the run's times the walks. Each walk is bounded
+    by its own loop at one budget, so none can spend another's."""
+
+    vote: Parallel
+    name: str = "parallel"
+    pattern: str = "parallel"
+
+    async def __call__(self, run: Run, text: str) -> str:
+        steps = run.limits.max_steps
+        if steps is not None:
+            run.limits = replace(run.limits, max_steps=steps * self.vote.n)
+        return await self.vote(run, text)
+
+    def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
+        return self.vote.add_to(graph, prefix)
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        return self.vote.graph
+
+
+def voted(spec: TrailSpec, tools: ToolSet, most: int, readable: bool) -> OwnBudgets:
+    return OwnBudgets(Parallel(vote=declared(spec, tools, most, readable), n=3, aggregate=majority))
 
 
 def single(spec: TrailSpec, tools: ToolSet) -> Single:

@@ -22,7 +22,10 @@ from benchmarks.tasks.base import (
 )
 from benchmarks.tasks.trail import designs
 from benchmarks.tasks.trail.policy import TrailPolicy
-from benchmarks.tasks.trail.world import TrailSpec, environment, make_instance
+from benchmarks.tasks.trail.world import TrailSpec, environment, make_instance, widened
+from patterns.limits import Limits
+
+AGENT_BUDGET = Limits().max_steps or 50  # the model calls the agent may make: the fixed walks' default bound
 
 NOT_OFFERED = {
     "orchestrate": "a planner cannot list the places of a trail that is hidden until it is walked",
@@ -40,32 +43,43 @@ class TrailFamily(FamilyBase):
     | read where a note points | a note | its next call | readable: code reads `next`; prose: read step | `place` |
     | go back from a false lead | "a false lead" | next call, tried places excluded | BACK, code pops | `place` |
     | read the answer | the last note | its reply | the answer step | `answer` |
-    | bounds | the run's; the design's | 50 calls (step limit) | most hops (readable); 2× + 2 (prose) | — |
+    | bounds | the run's; the design's | 50 calls (step limit) | 49 rounds + the answer (`depth`) | — |
 
     Costs per use: `place`, `answer`: one decision at error_rate, keyed `<family>|place|<key>` and
     `<family>|answer|<note>`, so deciding again after a false lead is correlated at error_correlation in either
     design. Code's calls (the readable dispatch, the prose survey of every place) decide nothing.
+
+    Bounds are equal: a fixed walk may take as many rounds as the agent may make calls (its step limit less the
+    answer call), each of the `parallel` design's three walks as many again (its own budget, not a share).
     """
 
-    spec: ClassVar[TrailSpec]
+    spec: TrailSpec  # the family's own (a class attribute); an instance's is widened to its `places`
     natural_workflow = "chain"
     PARAMS: ClassVar[dict[str, Param]] = {
         "hops": Param("2-8", bounded(IntRange.parse, 1, 12, "hops"), "steps of the hidden trail (a range)"),
         "readable": Param(False, boolean, "where a note points: true = JSON fields code may read, false = prose "
                           "that only a model reads (the same trails, tools and notes)"),
-        "depth": Param("auto", design_bound, "design: the rounds the fixed walk takes at most; auto = the most hops"),
+        "depth": Param("auto", design_bound, "design: the rounds a fixed walk may take (a round: one look, or one "
+                       "survey and its read); auto = the agent's budget, its step limit less the answer call"),
         "call_cost": Param(0.0, non_negative, "USD one look in a place costs, added to the run's cost (default 0: "
                            "free tools, as in every built-in family; the prose survey looks in every place each "
-                           "round, so this can decide the verdict: sweep it)"),
+                           "round, so this and `places` can decide the verdict: sweep them)"),
+        "places": Param("auto", design_bound, "the places (tools) of the trail's world: auto = the family's own "
+                        "(10 explore, 8 debug); more are copies of them, named in prose by the family's words "
+                        "for a copy (\"the third town's copy of ...\"), up to 20 times the family's own"),
     }
 
     def __init__(self, **params: Any) -> None:
         self.hops: IntRange
         self.readable: bool
+        self.places: int
         self.depth: int
         self.call_cost: float
         super().__init__(**params)
-        self.depth = self.depth or self.hops.high
+        own = type(self).spec
+        self.places = self.places or len(own.places)
+        self.spec = widened(own, self.places)  # the world of this family's trails: its own places and copies
+        self.depth = self.depth or AGENT_BUDGET - 1
         if self.hops.high > len(self.spec.places):
             raise ValueError(f"{self.name}: hops must be at most {len(self.spec.places)} (the places)")
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from benchmarks.tasks.base import Environment, Instance
@@ -54,6 +54,32 @@ class TrailSpec:
     notes: tuple[str, ...]  # sentences a note opens with ({key} may appear)
     answers: tuple[str, ...]  # the values an answer may take
     answer_sentence: str  # the last note's closing sentence, with {answer}
+    copies: str = "the {nth} copy of"  # how prose names a further copy of a place (`places` past the spec's own)
+
+
+ORDINALS = ("second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+            "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
+            "nineteenth", "twentieth")
+
+
+def most_places(spec: TrailSpec) -> int:
+    return len(spec.places) * (len(ORDINALS) + 1)
+
+
+def widened(spec: TrailSpec, places: int) -> TrailSpec:
+    """The spec with `places` places: its own first, then copies of them in turn (`port_registry_2`: "the second
+    copy of the harbour master's books", ...). A copy's phrases open with the copy's words, so no phrase of one
+    place is found at the start of another's (the world knowledge reads the first phrase in the text)."""
+    own = spec.places
+    if not 2 <= places <= most_places(spec):
+        raise ValueError(f"{spec.name}: places must be from 2 to {most_places(spec)}, got {places}")
+    made = list(own[:places])
+    for i in range(len(own), places):
+        base, nth = own[i % len(own)], ORDINALS[i // len(own) - 1]
+        words = spec.copies.format(nth=nth)
+        made.append(Place(f"{base.tool}_{i // len(own) + 1}", f"{words} {base.holds}",
+                          tuple(f"{words} {ph}" for ph in base.phrases)))
+    return replace(spec, places=tuple(made))
 
 
 def key_of(rng: random.Random) -> str:
