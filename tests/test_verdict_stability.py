@@ -121,3 +121,22 @@ def test_the_report_sentence_marks_an_unstable_verdict_read_from_a_table() -> No
     shaky, firm = df.itertuples()
     assert "**unstable**" in readings_sentence(shaky) and stability_text(shaky) == "59% unstable"
     assert "; stable." in readings_sentence(firm) and stability_text(firm) == "99%"
+
+
+def test_a_replicate_whose_runs_csv_is_cut_off_is_one_line_naming_it_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _folder(tmp_path, "a", 0)
+    for name, cut in (("torn", lambda data: data[: len(data) // 2]),  # mid-line: a torn last line
+                      ("short", lambda data: data[: data.index(b"\n", len(data) // 2) + 1])):  # whole lines, half
+        b = _folder(tmp_path, name, 1)
+        doc = json.loads((b / "manifest.json").read_text())
+        rows = len(pd.read_csv(b / "runs.csv"))
+        (b / "manifest.json").write_text(json.dumps(doc | {"trials_total": rows}))
+        assert main(["criterion", str(a), "--replicates", str(b)]) == 0  # whole, it is read
+        (b / "runs.csv").write_bytes(cut((b / "runs.csv").read_bytes()))
+        (a / "replicates.csv").unlink()
+        capsys.readouterr()
+        assert main(["criterion", str(a), "--replicates", str(b)]) == 2
+        err = capsys.readouterr().err
+        assert str(b / "runs.csv") in err and len(err.strip().splitlines()) == 1
+        assert not (a / "replicates.csv").exists()

@@ -38,7 +38,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Treat a results folder as a pilot and simulate the verdict rule itself on planned runs "
         "resampled from its instances, under stated truths: no difference, either side better by the margin, "
         "and by --effect. Per task: the power the pilot's own size has, and the instances that reach --power "
-        "at the pilot's spread and at its 80%% upper confidence limit; the largest of the latter decides "
+        "at the pilot's spread and at its 80% upper confidence limit; the largest of the latter decides "
         "whichever truth holds. Prints the plan and writes DIR/plan.csv.")
     p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench' (the pilot)")
     add_verdict_options(p)

@@ -27,6 +27,7 @@ def replicate_verdicts(out_dir: str | Path, folders: list[Path],
     for folder in folders:
         manifest = _manifest(folder)
         check_replicate(folder, manifest, own)
+        check_whole(folder, manifest)
         seed = int(manifest.get("seed", 0) or 0)
         if seed in seen:
             raise ValueError(f"--replicates: {folder} was run at seed {seed}, which another folder (or {out_dir}) "
@@ -34,6 +35,27 @@ def replicate_verdicts(out_dir: str | Path, folders: list[Path],
         seen.add(seed)
         verdicts[str(folder)], seeds[str(folder)] = criterion_of(folder), seed
     return replicates_frame(verdicts, seeds, own.get("code_digest"))
+
+
+def check_whole(folder: Path, manifest: dict[str, Any]) -> None:
+    """A ValueError naming `folder`'s runs.csv unless it holds every trial its manifest records, each line whole:
+    a file cut off halfway would give a seed's verdict from half its rows, with no word said."""
+    import csv
+    import io
+
+    from benchmarks.harness.outputs import RUNS
+
+    path = folder / RUNS
+    if not path.is_file():
+        raise FileNotFoundError(f"--replicates: {path} does not exist: {folder} holds no finished sweep")
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        raise ValueError(f"--replicates: {path} ends in a torn line (cut off?): finish that seed with --resume")
+    rows = max(0, sum(1 for _ in csv.reader(io.StringIO(data.decode("utf-8", "replace"), newline=""))) - 1)
+    expected = manifest.get("trials_total")
+    if isinstance(expected, int) and rows != expected:
+        raise ValueError(f"--replicates: {path} holds {rows} of the {expected} trials its manifest records (cut off, "
+                         "or a sweep still running?): finish that seed with --resume")
 
 
 def _manifest(folder: Path) -> dict[str, Any]:
