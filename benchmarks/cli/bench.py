@@ -21,9 +21,16 @@ from benchmarks.cli._common import (
     task_list,
 )
 from benchmarks.cli.paid_options import add_paid_options, paid_settings
-from benchmarks.cli.until_decided import add_until_decided, cap_note, until_decided
+from benchmarks.cli.until_decided import (
+    add_until_decided,
+    cap_note,
+    decided_design,
+    decided_note,
+    paid_note,
+    until_decided,
+)
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
-from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, MAX_INSTANCES, MAX_TRIALS
+from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TRIALS, MAX_INSTANCES, MAX_TRIALS
 
 
 def csv_list(text: str) -> tuple[str, ...]:
@@ -50,9 +57,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    "the spec before it (multihop:hops=1-6,depth=3,support is two tasks); ';' also separates")
     p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"),
                    default=DEFAULT_INSTANCES, metavar="N",
-                   help=f"instances per task (default: {DEFAULT_INSTANCES})")
-    p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=3, metavar="K",
-                   help="trials per instance (default: 3)")
+                   help=f"instances per task: the pilot every design runs on (default: {DEFAULT_INSTANCES})")
+    p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=DEFAULT_TRIALS, metavar="K",
+                   help=f"trials per instance (default: {DEFAULT_TRIALS}; --trials 3 for pass^k, the chance that "
+                   "all of an instance's trials succeed)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
     p.add_argument("--grader-model", type=model_spec, default=None, metavar="SPEC",
@@ -117,8 +125,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"wva: warning: {text}", file=sys.stderr)
 
     looks = until_decided(args)  # None without --until-decided
-    if (note := cap_note(args)) and not args.quiet:
-        print(f"wva: {note}", file=sys.stderr)
+    decided = decided_design(args)  # the default run's decided phase; None with --fixed or --until-decided
+    for note in (cap_note(args), paid_note(args), decided and decided_note(args, decided)):
+        if note and not args.quiet:
+            print(f"wva: {note}", file=sys.stderr)
     apply_prices(args)
     config, families, close_tracing = configure(args)
     notes = task_notes(families, args.patterns, args.model)
@@ -135,6 +145,10 @@ def run(args: argparse.Namespace) -> int:
             outcome, stopped = asyncio.run(run_bench(config, **callbacks)), []
         else:
             outcome, stopped = asyncio.run(sweep_until_decided(config, looks, args, progress, callbacks))
+        if decided is not None:
+            from benchmarks.cli.decided import decided_step
+
+            outcome, stopped = decided_step(config, decided, outcome, args, progress, callbacks)
     except ReplayMismatch as exc:
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     except SweepRefused as exc:
@@ -150,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
     drawn, extra = drawn_step(args, config, outcome, warn, run_bench)
     close_tracing()  # flushes the spans still queued for the exporter
     if stopped:
-        extra += ["", "--until-decided: where each task stopped", *(f"  {line}" for line in stopped)]
+        extra += ["", "decided: where each task stopped" if decided else "--until-decided: where each task stopped",
+                  *(f"  {line}" for line in stopped)]
     if getattr(args, "message_batches", False):  # the latencies above are not comparable with an interactive run's
         extra += ["", "--message-batches: each latency is batch queue time, not the model's; costs are at the batch "
                   "price (half)"]

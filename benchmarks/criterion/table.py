@@ -47,6 +47,7 @@ import pandas as pd
 from benchmarks.criterion import families, readings
 from benchmarks.criterion.bounds import FIXED, Levels
 from benchmarks.criterion.comparison import compare, compare_value, pairs_frame
+from benchmarks.criterion.decided_runs import DecidedRuns, merged
 from benchmarks.criterion.deciding import MODES, Decided, decide_task
 from benchmarks.criterion.drawability import THRESHOLD, drawability_row, predict
 from benchmarks.criterion.drawability.walks import Round, rounds_by_run, walks_of_runs
@@ -173,10 +174,13 @@ def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], le
 
 def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: str | None, seed: int,
              threshold: float = THRESHOLD, options: Options = DEFAULTS, levels: Levels = FIXED,
-             drawn: pd.DataFrame | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
+             drawn: pd.DataFrame | None = None, grown: pd.DataFrame | None = None) -> tuple[dict[str, Any],
+                                                                                             pd.DataFrame]:
     """One task's criterion row and its pairs table (`levels`: a sequential run's at the look it stopped;
-    `drawn`: the task's runs of the drawn graph, from the folder's `drawn/` sub-folder)."""
+    `drawn`: the task's runs of the drawn graph, from the folder's `drawn/` sub-folder; `grown`: its agent and
+    declared workflow run on until decided, from `decided/`, read in place of the pilot's rows of them)."""
     margin, comparator = options.margin, options.comparator
+    pilot, g = g, merged(g, None if grown is None else without_design_errors(grown))
     both = g if drawn is None or drawn.empty else pd.concat([g, drawn], ignore_index=True)
     stats = _per_pattern(both)
     row: dict[str, Any] = {c: math.nan for c in COLUMNS} | readings.empty() | {
@@ -198,7 +202,7 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: s
         row["reason"] = NO_CALLS
         return row, pd.DataFrame()
     family = families.load_family(spec)
-    row.update(_drawability(g, rounds, seed))
+    row.update(_drawability(pilot, rounds, seed))
     declared = getattr(family, "natural_workflow", None)
     decided = decide_task(both, flows, declared, options, seed, levels)
     row.update(_outcome(both, decided, stats, levels))
@@ -233,7 +237,9 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     specs = families.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     drawn = DrawnRuns(out_dir, seed)
-    levels = stopping_levels(manifest) if levels is None else levels  # a sequential folder: each task's last look
+    decided = DecidedRuns(out_dir, manifest, comparator, columns_read(out_dir))  # the default run's decided phase
+    if levels is None:  # a sequential folder, or a decided phase: each task's last look
+        levels = {**stopping_levels(manifest), **decided.levels}
     rows, pairs = [], []
     for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
         g = without_design_errors(g)
@@ -241,7 +247,8 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
         rounds = rounds_by_run(events.of_runs(agents))
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
-                             (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds))
+                             (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds),
+                             decided.of(str(task)))
         rows.append(row)
         pairs.append(pair)
     replicates = read_replicates(out_dir, manifest.get("code_digest"))  # another code version's: stale, left out
