@@ -55,7 +55,7 @@ from benchmarks.criterion.drawn_runs import DrawnRuns
 from benchmarks.criterion.familywise import familywise_columns
 from benchmarks.criterion.read import criterion_inputs, load_inputs, stopping_levels
 from benchmarks.criterion.render import note
-from benchmarks.criterion.stability import is_stable, read_replicates, seed_agreement
+from benchmarks.criterion.stability import read_replicates, seed_columns
 from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
 from benchmarks.criterion.verdict import (
     DEFAULT_COST_MARGIN,
@@ -207,7 +207,6 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: s
     decided = decide_task(both, flows, declared, options, seed, levels)
     row.update(_outcome(both, decided, stats, levels))
     row.update(readings.readings(both, flows, declared, decided, options, seed, levels))
-    row["stable"] = is_stable(row["stability"])
     row["chapter_prediction"] = predict(row["drawability"], threshold)
     row["agrees"] = agrees(row["verdict"], row["chapter_prediction"])
     row["note"] = note(row)
@@ -259,14 +258,9 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
 
 
 def with_agreement(df: pd.DataFrame, replicates: pd.DataFrame | None, seed: int) -> pd.DataFrame:
-    """The table with each verdict's agreement over seeds (from the folder's replicates.csv, when it has one),
-    whether it is stable, and the familywise reading over its tasks (`benchmarks.criterion.familywise`)."""
-    df = df.copy()
-    for i, r in df.iterrows():
-        share, seeds = seed_agreement(str(r["task"]), str(r["verdict"]), seed, replicates)
-        df.at[i, "seed_agreement"], df.at[i, "seeds"] = share, seeds
-        df.at[i, "stable"] = is_stable(r["stability"], share)
-    df["stable"] = df["stable"].astype("boolean")
+    """The table with each verdict's agreement over seeds and pooled verdict (from the folder's replicates.csv,
+    `benchmarks.criterion.stability`), and the familywise reading over its tasks (`benchmarks.criterion.familywise`)."""
+    df = seed_columns(df, replicates, seed)
     fw = familywise_columns(df)
     df["familywise_p"], df["verdict_familywise"] = fw["familywise_p"], fw["verdict_familywise"]
     return df
