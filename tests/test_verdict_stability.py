@@ -107,7 +107,7 @@ def test_pooled_seeds_reach_the_right_verdict_where_every_seed_agreeing_rarely_h
     of 60 instances x 1 trial each. Each seed alone has little power, so "every seed says agent" is rare; the
     pooled verdict (240 instances, each a cluster within its seed) says `agent` far more often, and never names
     the wrong winner. Over 16 simulated replications: unanimity in at most 3 (measured 0), pooled right in at
-    least 6 (measured 10), pooled wrong in none."""
+    least 6 (measured 12), pooled wrong in none."""
     from benchmarks.criterion.replicates import in_seed
     from tests.synthetic_results import task_runs
 

@@ -55,9 +55,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="comma-separated task specs: NAME[:key=value,...], module.path:Class or a task file "
                    "path.toml (default: all five; 'wva tasks' lists them). A 'key=value' after a comma continues "
                    "the spec before it (multihop:hops=1-6,depth=3,support is two tasks); ';' also separates")
-    p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"),
-                   default=DEFAULT_INSTANCES, metavar="N",
-                   help=f"instances per task: the pilot every design runs on (default: {DEFAULT_INSTANCES})")
+    p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"), default=None, metavar="N",
+                   help=f"instances per task. Not given: every design runs on a pilot of {DEFAULT_INSTANCES} and the "
+                   "verdicts are decided past it (below). Given: one fixed-size run of N, as asked (with "
+                   "--max-instances M, N is the pilot and M the cap)")
     p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=DEFAULT_TRIALS, metavar="K",
                    help=f"trials per instance (default: {DEFAULT_TRIALS}; --trials 3 for pass^k, the chance that "
                    "all of an instance's trials succeed)")
@@ -124,13 +125,15 @@ def run(args: argparse.Namespace) -> int:
     def warn(text: str) -> None:
         print(f"wva: warning: {text}", file=sys.stderr)
 
+    args.fixed_size = args.instances is not None  # a size asked for is run as asked: no decided phase unless capped
+    args.instances = args.instances or DEFAULT_INSTANCES
     looks = until_decided(args)  # None without --until-decided
     decided = decided_design(args)  # the default run's decided phase; None with --fixed or --until-decided
+    apply_prices(args)
+    config, families, close_tracing = configure(args)  # every flag and task checked before a word is said
     for note in (cap_note(args), paid_note(args), decided and decided_note(args, decided)):
         if note and not args.quiet:
             print(f"wva: {note}", file=sys.stderr)
-    apply_prices(args)
-    config, families, close_tracing = configure(args)
     notes = task_notes(families, args.patterns, args.model)
     for line in notes["warnings"]:
         warn(line)

@@ -24,8 +24,6 @@ def decided_step(config: Any, d: Any, outcome: Any, args: argparse.Namespace, pr
         p = phase(config, d.max_instances, d.batch, d.spending)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    for line in p.left:
-        callbacks["on_warning"](f"decided phase: {line}: its verdict is the pilot's")
 
     def on_look(decisions: list[Any]) -> None:
         if not args.quiet and "bar" in progress:
@@ -34,11 +32,12 @@ def decided_step(config: Any, d: Any, outcome: Any, args: argparse.Namespace, pr
                                     f"{said}")
 
     result = asyncio.run(run_decided(p, Options(**verdict_options(args)), on_look=on_look, **callbacks))
+    left = [f"{line}: decided on the pilot alone" for line in p.left]
     if result is None:
-        return outcome, []
+        return outcome, []  # nothing to decide: the run is the pilot, as it says
     grown = result.outcome
     merged = replace(outcome, nothing_to_do=outcome.nothing_to_do and grown.nothing_to_do,
                      warnings=(*outcome.warnings, *grown.warnings))
     lines = [look_text(r) for r in result.stopped().values()]
-    return merged, [*lines, f"{grown.trials} trials ({grown.ran} run now) in {grown.out}/: the agent and each "
+    return merged, [*lines, *left, f"{grown.trials} trials ({grown.ran} run now) in {grown.out}/: the agent and each "
                     f"task's declared workflow, at most {d.max_instances} instances"]

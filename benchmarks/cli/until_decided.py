@@ -20,8 +20,8 @@ def add_until_decided(p: argparse.ArgumentParser) -> None:
                              "then each task's agent and declared workflow run on in batches, into OUT/decided/, "
                              "until the verdict is decided or the cap is reached (docs/stopping-early.md)")
     g.add_argument("--fixed", action="store_true",
-                   help="one fixed-size run: every design on --instances, no decided phase (the old default: "
-                   "--fixed --trials 3)")
+                   help="one fixed-size run: every design on --instances, no decided phase (as is any run given "
+                   "--instances N without --max-instances; the old default: --fixed --trials 3)")
     g.add_argument("--until-decided", action="store_true",
                    help="every design run in looks, in the folder itself; a decided task runs no more instances")
     g.add_argument("--max-instances", type=positive_int, default=None, metavar="N",
@@ -42,7 +42,7 @@ def decided_design(args: argparse.Namespace) -> Any:
     mix or size."""
     from benchmarks.names import DECIDED_BATCH, DECIDED_CAP
 
-    if args.fixed or args.until_decided:
+    if args.fixed or args.until_decided or (getattr(args, "fixed_size", False) and args.max_instances is None):
         return None
     if args.max_instances is None and not str(args.model).startswith("sim"):
         return None  # a paid model (or a cassette) grows past --instances only when told how far: `paid_note`
@@ -60,7 +60,8 @@ def decided_design(args: argparse.Namespace) -> Any:
 
 def paid_note(args: argparse.Namespace) -> str | None:
     """What a run on a model other than the simulator says when it skips the decided phase (no cap given)."""
-    if args.fixed or args.until_decided or args.max_instances is not None or str(args.model).startswith("sim"):
+    if args.fixed or args.until_decided or args.max_instances is not None or str(args.model).startswith("sim") or \
+            getattr(args, "fixed_size", False):
         return None
     return (f"no decided phase: on {args.model} a run grows past --instances ({args.instances}) only with "
             "--max-instances N (money); 'wva plan' on this folder says how many instances a decision needs")
