@@ -21,14 +21,7 @@ from benchmarks.cli._common import (
     task_list,
 )
 from benchmarks.cli.paid_options import add_paid_options, paid_settings
-from benchmarks.cli.until_decided import (
-    add_until_decided,
-    cap_note,
-    decided_design,
-    decided_note,
-    paid_note,
-    until_decided,
-)
+from benchmarks.cli.until_decided import add_until_decided, designs, start_notes
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TRIALS, MAX_INSTANCES, MAX_TRIALS
 
@@ -117,23 +110,23 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import sys
 
+    from benchmarks.cli import bench_end
+    from benchmarks.cli.decided import decided_step
+    from benchmarks.cli.drawn import drawn_step
     from benchmarks.cli.progress import Progress
     from benchmarks.harness.bench import run_bench
     from benchmarks.harness.errors import SweepRefused, SweepStopped
+    from benchmarks.studies.until_decided import run_until_decided
     from patterns.replay import ReplayMismatch
 
     def warn(text: str) -> None:
         print(f"wva: warning: {text}", file=sys.stderr)
 
-    args.fixed_size = args.instances is not None  # a size asked for is run as asked: no decided phase unless capped
-    args.instances = args.instances or DEFAULT_INSTANCES
-    looks = until_decided(args)  # None without --until-decided
-    decided = decided_design(args)  # the default run's decided phase; None with --fixed or --until-decided
+    looks, decided = designs(args)  # --until-decided's looks, the default run's decided phase (None: not run)
     apply_prices(args)
     config, families, close_tracing = configure(args)  # every flag and task checked before a word is said
-    for note in (cap_note(args), paid_note(args), decided and decided_note(args, decided)):
-        if note and not args.quiet:
-            print(f"wva: {note}", file=sys.stderr)
+    for note in start_notes(args, decided):
+        print(f"wva: {note}", file=sys.stderr)
     notes = task_notes(families, args.patterns, args.model)
     for line in notes["warnings"]:
         warn(line)
@@ -149,9 +142,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             outcome, stopped = asyncio.run(sweep_until_decided(config, looks, args, progress, callbacks))
         if decided is not None:
-            from benchmarks.cli.decided import decided_step
-
-            outcome, stopped = decided_step(config, decided, outcome, args, progress, callbacks)
+            outcome, stopped = decided_step(config, decided, outcome, args, progress, callbacks, run_until_decided)
     except ReplayMismatch as exc:
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     except SweepRefused as exc:
@@ -161,23 +152,31 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if "bar" in progress:
             progress["bar"].close()
-    from benchmarks.cli import bench_end
-    from benchmarks.cli.drawn import drawn_step
-
     drawn, extra = drawn_step(args, config, outcome, warn, run_bench)
     close_tracing()  # flushes the spans still queued for the exporter
-    if stopped:
-        extra += ["", "decided: where each task stopped" if decided else "--until-decided: where each task stopped",
-                  *(f"  {line}" for line in stopped)]
-    if getattr(args, "message_batches", False):  # the latencies above are not comparable with an interactive run's
-        extra += ["", "--message-batches: each latency is batch queue time, not the model's; costs are at the batch "
-                  "price (half)"]
+    extra += end_lines(args, decided is not None, stopped)
     if args.json:
         doc = bench_end.json_report(outcome, notes, verdict_options(args), args.model, extra, drawn,
                                     estimates[0] if estimates else None)
         return bench_end.finish(doc, outcome)
     bench_end.report(outcome, notes, verdict_options(args), args.model, extra)
     return bench_end.finish(None, outcome)
+
+
+def end_lines(args: argparse.Namespace, decided: bool, stopped: list[str]) -> list[str]:
+    """The lines after the verdicts: where each task stopped, and what a reader of the figures must know."""
+    from benchmarks.cli.until_decided import paid_note
+
+    lines = []
+    if stopped:
+        lines += ["", "decided: where each task stopped" if decided else "--until-decided: where each task stopped",
+                  *(f"  {line}" for line in stopped)]
+    if getattr(args, "message_batches", False):  # the latencies above are not comparable with an interactive run's
+        lines += ["", "--message-batches: each latency is batch queue time, not the model's; costs are at the batch "
+                  "price (half)"]
+    if note := paid_note(args):  # said at the end, beside the verdicts it concerns (a pre-flight error comes first)
+        lines += ["", note]
+    return lines
 
 
 def progress_starter(progress: dict[str, Any], quiet: bool, model: str) -> Callable[[int, int], None]:

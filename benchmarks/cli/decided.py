@@ -12,9 +12,10 @@ from benchmarks.cli._common import UsageError
 
 
 def decided_step(config: Any, d: Any, outcome: Any, args: argparse.Namespace, progress: dict[str, Any],
-                 callbacks: dict[str, Any]) -> tuple[Any, list[str]]:
+                 callbacks: dict[str, Any], run: Any) -> tuple[Any, list[str]]:
     """(the pilot's outcome, with the phase's trials counted in `ran` and `nothing_to_do`; a line per task saying
-    where it stopped). The phase's own refusals are the bench's (one line, exit 2)."""
+    where it stopped). The phase's own refusals are the bench's (one line, exit 2). `run`: the study's
+    `run_until_decided` (`benchmarks.studies.decided.run_decided` says why it is given)."""
     from benchmarks.cli.verdict_options import verdict_options
     from benchmarks.criterion.sequential import look_text
     from benchmarks.criterion.verdict import Options
@@ -31,7 +32,7 @@ def decided_step(config: Any, d: Any, outcome: Any, args: argparse.Namespace, pr
             progress["bar"].message(f"wva: decided, look {decisions[0].look} ({decisions[0].instances} instances): "
                                     f"{said}")
 
-    result = asyncio.run(run_decided(p, Options(**verdict_options(args)), on_look=on_look, **callbacks))
+    result = asyncio.run(run_decided(p, Options(**verdict_options(args)), run, on_look=on_look, **callbacks))
     left = [f"{line}: decided on the pilot alone" for line in p.left]
     if result is None:
         return outcome, []  # nothing to decide: the run is the pilot, as it says

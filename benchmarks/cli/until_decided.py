@@ -109,3 +109,18 @@ def cap_note(args: argparse.Namespace) -> str | None:
     return (f"--until-decided: each task runs at most {args.instances} instances (the cap is --instances without "
             "--max-instances); a task that is still undecided there stops inconclusive. 'wva plan' on a pilot folder "
             "says how many instances a decision needs: pass that as --max-instances")
+
+
+def designs(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(--until-decided's design, the decided phase's), each None when not run. `--instances N` given is a size
+    asked for, run as asked (no decided phase unless --max-instances caps one); not given, the pilot's default."""
+    args.fixed_size = args.instances is not None
+    args.instances = args.instances or DEFAULT_INSTANCES
+    return until_decided(args), decided_design(args)
+
+
+def start_notes(args: argparse.Namespace, decided: Any) -> list[str]:
+    """What the run says on stderr as it starts (nothing with --quiet): the cap, and how it will decide. (On a
+    paid model without a cap, `paid_note` is said at the end, beside the verdicts: a pre-flight error comes first.)"""
+    notes = [cap_note(args), decided and decided_note(args, decided)]
+    return [] if args.quiet else [n for n in notes if n]

@@ -32,7 +32,6 @@ from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.manifest import read_manifest
 from benchmarks.harness.outputs import write_manifest
 from benchmarks.names import DECIDED
-from benchmarks.studies.until_decided import UntilDecided, run_until_decided
 from benchmarks.tasks.base import task_label
 from benchmarks.tasks.dataset import sim_warning
 from benchmarks.tasks.registry import load_task
@@ -71,18 +70,20 @@ def phase(pilot: BenchConfig, cap: int, batch: int, spending: str = "obf") -> Ph
     return Phase(config, d, tuple(left))
 
 
-async def run_decided(p: Phase, options: Options, **hooks: Callable[..., Any] | None) -> UntilDecided | None:
-    """Run the phase (hooks: `run_until_decided`'s) and record it in the pilot folder's manifest; None when
-    there is nothing to decide. The verdict options are the declared comparator's (what criterion.csv reads)."""
+async def run_decided(p: Phase, options: Options, run: Callable[..., Any], **hooks: Callable[..., Any] | None) -> Any:
+    """Run the phase and record it in the pilot folder's manifest: the `UntilDecided` of `run` (the study's
+    `run_until_decided`, given by the caller as `benchmarks.studies.drawn` is given `run_bench`: it keeps this
+    module off the longest chain of imports; hooks: its callbacks), None when there is nothing to decide. The
+    verdict options are the declared comparator's (what criterion.csv reads)."""
     if p.config is None:
         return None
     declared = replace(options, comparator=None)
-    result = await run_until_decided(p.config, p.design, declared, **hooks)
+    result = await run(p.config, p.design, declared, **hooks)
     record(p, result)
     return result
 
 
-def record(p: Phase, result: UntilDecided) -> None:
+def record(p: Phase, result: Any) -> None:
     """The pilot folder's manifest gets the phase under `decided` (not a compared setting: a resume still holds)."""
     assert p.config is not None
     pilot = p.config.out.parent
