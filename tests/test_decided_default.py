@@ -67,3 +67,25 @@ def test_fixed_runs_one_fixed_size_sweep(tmp_path: Path) -> None:
                  "--no-drawn", "--quiet", "--out", str(out)]) == 0
     assert not (out / "decided").exists() and "decided" not in json.loads((out / "manifest.json").read_text())
     assert pd.read_csv(out / "runs.csv")["instance"].nunique() == DEFAULT_INSTANCES
+
+
+@pytest.mark.parametrize(("trials", "missing"), [(1, True), (3, False)])
+def test_the_pass_k_chart_says_when_pass_k_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      trials: int, missing: bool) -> None:
+    import matplotlib.pyplot as plt
+
+    from benchmarks.report.charts import curves
+
+    said: dict[str, str] = {}
+
+    def finish(fig: object, title: str, path: Path) -> Path:
+        said["title"] = title
+        plt.close(fig)  # type: ignore[arg-type]
+        return path
+
+    monkeypatch.setattr(curves, "finish", finish)
+    runs = pd.DataFrame([{"task": "t", "pattern": p, "instance": f"i{i}", "trial": k, "success": (i + k) % 3 > 0}
+                         for p in ("agent", "chain") for i in range(6) for k in range(trials)])
+    curves.pass_k_chart(runs, tmp_path)
+    assert ("MISSING for k > 1" in said["title"]) is missing
+    assert ("wva bench --trials 3" in said["title"]) is missing
