@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from benchmarks.cli._common import UsageError
 from benchmarks.cli.main import main
 from benchmarks.cli.until_decided import decided_design
 from benchmarks.names import DECIDED_BATCH, DECIDED_CAP, DEFAULT_INSTANCES, DEFAULT_TRIALS
@@ -30,6 +31,8 @@ def test_the_default_is_sequential_with_the_documented_cap_and_one_trial() -> No
     assert decided_design(_args(fixed_size=True, instances=100)) is None  # --instances N: as asked
     assert decided_design(_args(fixed_size=True, max_instances=300)).max_instances == 300  # N the pilot, a cap
     assert decided_design(_args(model="anthropic:claude-x")) is None  # money: only with --max-instances
+    with pytest.raises(UsageError, match="--max-cost caps one sweep"):  # a second sweep the cap would not cover
+        decided_design(_args(model="anthropic:claude-x", max_instances=300, max_cost=1.0))
 
 
 def test_the_decided_phase_is_recorded_and_read_at_its_stopping_look(tmp_path: Path,

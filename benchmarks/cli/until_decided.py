@@ -46,6 +46,9 @@ def decided_design(args: argparse.Namespace) -> Any:
         return None
     if args.max_instances is None and not str(args.model).startswith("sim"):
         return None  # a paid model (or a cassette) grows past --instances only when told how far: `paid_note`
+    if getattr(args, "max_cost", None) is not None:  # the decided phase is a second sweep, in its own folder
+        raise UsageError("--max-cost caps one sweep, and the decided phase is a second one (OUT/decided/) whose spend "
+                         "the cap would not cover: add --fixed, or decide with --until-decided --max-cost USD")
     cap, batch = args.max_instances or DECIDED_CAP, args.batch or DECIDED_BATCH
     if cap < args.instances:
         raise UsageError(f"--max-instances {cap} is below the pilot's --instances {args.instances}: the decided phase "
