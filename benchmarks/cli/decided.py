@@ -14,8 +14,8 @@ from benchmarks.cli._common import UsageError
 def decided_step(config: Any, d: Any, outcome: Any, args: argparse.Namespace, progress: dict[str, Any],
                  callbacks: dict[str, Any], run: Any) -> tuple[Any, list[str]]:
     """(the pilot's outcome, `nothing_to_do` only when the phase had nothing to do either; a line per task
-    saying where it stopped, and the phase's trials). The phase's own refusals are the bench's (one line, exit 2). `run`: the study's
-    `run_until_decided` (`benchmarks.studies.decided.run_decided` says why it is given)."""
+    saying where it stopped, and the phase's trials). The phase's own refusals are the bench's (one line, exit
+    2). `run`: the study's `run_until_decided` (`benchmarks.studies.decided.run_decided` says why it is given)."""
     from benchmarks.cli.verdict_options import verdict_options
     from benchmarks.criterion.sequential import look_text
     from benchmarks.criterion.verdict import Options
