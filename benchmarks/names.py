@@ -44,7 +44,8 @@ DEFAULT_BATCH = 20
 # instance's second and third trials add almost what a new instance adds, and new instances also cover inputs;
 # pass^k needs --trials 3. The cap is the size `wva plan` asks for on a one-trial 60-instance pilot to decide a
 # 0.05 margin at 80% power at the spread's upper limit (the 60 x 3 pilot asked for 326-352 instances of 3
-# trials; one trial carries about a third of their information). Five looks keep the pauses between looks few.
+# trials; one trial carries about a third of their information; on a one-trial pilot it asks for 448 on pipeline
+# and 948 on multihop). Five looks keep the pauses between looks, each a sweep over a growing folder, few.
 DEFAULT_TRIALS = 1
 DECIDED = "decided"
 DECIDED_CAP = 1000
