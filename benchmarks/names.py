@@ -36,6 +36,21 @@ MAX_TRIALS = 1_000
 # docs/stopping-early.md).
 DEFAULT_BATCH = 20
 
+# The default `wva bench` is decided, not fixed (docs/stopping-early.md, "The default run"): every design runs
+# on a pilot of DEFAULT_INSTANCES instances x DEFAULT_TRIALS trial, then the agent and each task's declared
+# workflow run on, in the folder's `decided/` sub-folder, in batches of DECIDED_BATCH up to DECIDED_CAP
+# instances, under O'Brien-Fleming spending, until the verdict is decided. One trial per instance: the agent -
+# workflow difference barely varies between instances (intraclass correlation 0-0.16 on the 60 x 3 run), so an
+# instance's second and third trials add almost what a new instance adds, and new instances also cover inputs;
+# pass^k needs --trials 3. The cap is the size `wva plan` asks for on a one-trial 60-instance pilot to decide a
+# 0.05 margin at 80% power at the spread's upper limit (the 60 x 3 pilot asked for 326-352 instances of 3
+# trials; one trial carries about a third of their information; on a one-trial pilot it asks for 448 on pipeline
+# and 948 on multihop). Five looks keep the pauses between looks, each a sweep over a growing folder, few.
+DEFAULT_TRIALS = 1
+DECIDED = "decided"
+DECIDED_CAP = 1000
+DECIDED_BATCH = 200
+
 SCORE_TIMEOUT_S = 60.0  # a scorer's own code, per trial (`--score-timeout`)
 # One attempt of a model call, whole, on a provider model (`--request-timeout`, `patterns.deadline`). The SDK's own
 # default is 600 s per read; a non-streamed reply of 1,024 tokens takes well under a minute. 300 s leaves room for

@@ -59,7 +59,8 @@ def test_an_18_row_pilot_learns_it_cannot_decide_a_5_point_margin() -> None:
     assert plan.needed is not None and plan.needed > 100
     assert plan.decidable_margin is not None and plan.decidable_margin > 0.1
     text = "\n".join(plan_lines(plan))
-    assert "18 instances cannot decide a 0.05 margin" in text
+    assert "a new run of 18 instances is not sure to decide a 0.05 margin" in text
+    assert "this folder is decided" not in text  # plan_task alone knows no folder verdict
     assert f"with 18 instances the rule decides a margin of {plan.decidable_margin:.2f}" in text
 
 
@@ -122,3 +123,22 @@ def test_a_resampled_pilot_has_the_unbiased_spread() -> None:
     d = moved(p, 0.1, 1.0)[0, :, 0]
     assert d.mean() == pytest.approx(0.1)
     assert np.var(d) == pytest.approx(np.var([0.2, -0.1, 0.0, 0.3], ddof=1))  # 0.0333…, not 0.025
+
+
+def test_plan_on_a_decided_folder_says_so_and_gives_the_power_at_the_upper_spread(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder whose verdict is already decided: the plan says so and that its power is for a new run of that
+    size; each truth's power is also given at the spread's upper confidence limit (plan.csv too)."""
+    folder = write_scenario(tmp_path, Scenario(1, 30, {"agent": 0.95, "chain": 0.4}), seed=6)
+    assert main(["criterion", str(folder)]) == 0
+    verdict = pd.read_csv(folder / "criterion.csv").iloc[0].verdict
+    capsys.readouterr()
+    assert main(["plan", str(folder), "--max-instances", "2000"]) == 0
+    out = capsys.readouterr().out
+    assert verdict == "agent"
+    assert "this folder is decided: agent at n = 30; the power below is for a new run of 30 instances" in out
+    assert "power at 30" in out and out.count("(upper spread)") == 1 + 1  # the power's and the size's column
+    plan = pd.read_csv(folder / "plan.csv")
+    assert set(plan["folder_verdict"]) == {"agent"} and set(plan["folder_verdict_instances"]) == {30}
+    assert plan["power_at_pilot_upper"].between(0, 1).all()
+    assert plan["power_at_pilot_upper"].mean() <= plan["power_at_pilot"].mean() + 0.02  # a wider spread: less power

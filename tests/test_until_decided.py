@@ -213,9 +213,12 @@ def test_a_dataset_smaller_than_the_maximum_is_its_own_maximum(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (["--max-instances", "40"], "--max-instances goes with --until-decided"),
-    (["--batch", "10"], "--batch goes with --until-decided"),
-    (["--spending", "pocock"], "--spending goes with --until-decided"),
+    (["--fixed", "--max-instances", "40"], "--max-instances sets the looks, and --fixed runs none"),
+    (["--fixed", "--batch", "10"], "--batch sets the looks, and --fixed runs none"),
+    (["--fixed", "--spending", "pocock"], "--spending sets the looks, and --fixed runs none"),
+    (["--fixed", "--until-decided"], "--fixed and --until-decided contradict each other"),
+    (["--max-instances", "40"], "--max-instances 40 is below the pilot's --instances 60"),  # the decided phase's cap
+    (["--batch", "3"], "--batch must be at least 5 instances"),
     (["--until-decided", "--max-instances", "10"], "--max-instances must be at least the batch (20), not 10"),
     (["--until-decided", "--batch", "3"], "--batch must be at least 5 instances"),
     (["--until-decided", "--instances", "30", "--max-instances", "40"], "--instances 30 and --max-instances 40"),

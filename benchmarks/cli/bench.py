@@ -21,9 +21,9 @@ from benchmarks.cli._common import (
     task_list,
 )
 from benchmarks.cli.paid_options import add_paid_options, paid_settings
-from benchmarks.cli.until_decided import add_until_decided, cap_note, until_decided
+from benchmarks.cli.until_decided import add_until_decided, designs, start_notes
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
-from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, MAX_INSTANCES, MAX_TRIALS
+from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TRIALS, MAX_INSTANCES, MAX_TRIALS
 
 
 def csv_list(text: str) -> tuple[str, ...]:
@@ -48,11 +48,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="comma-separated task specs: NAME[:key=value,...], module.path:Class or a task file "
                    "path.toml (default: all five; 'wva tasks' lists them). A 'key=value' after a comma continues "
                    "the spec before it (multihop:hops=1-6,depth=3,support is two tasks); ';' also separates")
-    p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"),
-                   default=DEFAULT_INSTANCES, metavar="N",
-                   help=f"instances per task (default: {DEFAULT_INSTANCES})")
-    p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=3, metavar="K",
-                   help="trials per instance (default: 3)")
+    p.add_argument("--instances", type=at_most(MAX_INSTANCES, "instances per task"), default=None, metavar="N",
+                   help=f"instances per task. Not given: every design runs on a pilot of {DEFAULT_INSTANCES} and the "
+                   "verdicts are decided past it (below). Given: one fixed-size run of N, as asked (with "
+                   "--max-instances M, N is the pilot and M the cap)")
+    p.add_argument("--trials", type=at_most(MAX_TRIALS, "trials per instance"), default=DEFAULT_TRIALS, metavar="K",
+                   help=f"trials per instance (default: {DEFAULT_TRIALS}; --trials 3 for pass^k, the chance that "
+                   "all of an instance's trials succeed)")
     p.add_argument("--model", type=model_spec, default=DEFAULT_MODEL, metavar="SPEC",
                    help=f"model spec (default: {DEFAULT_MODEL}; 'wva models' lists the forms)")
     p.add_argument("--grader-model", type=model_spec, default=None, metavar="SPEC",
@@ -108,19 +110,23 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import sys
 
+    from benchmarks.cli import bench_end
+    from benchmarks.cli.decided import decided_step
+    from benchmarks.cli.drawn import drawn_step
     from benchmarks.cli.progress import Progress
     from benchmarks.harness.bench import run_bench
     from benchmarks.harness.errors import SweepRefused, SweepStopped
+    from benchmarks.studies.until_decided import run_until_decided
     from patterns.replay import ReplayMismatch
 
     def warn(text: str) -> None:
         print(f"wva: warning: {text}", file=sys.stderr)
 
-    looks = until_decided(args)  # None without --until-decided
-    if (note := cap_note(args)) and not args.quiet:
-        print(f"wva: {note}", file=sys.stderr)
+    looks, decided = designs(args)  # --until-decided's looks, the default run's decided phase (None: not run)
     apply_prices(args)
-    config, families, close_tracing = configure(args)
+    config, families, close_tracing = configure(args)  # every flag and task checked before a word is said
+    for note in start_notes(args, decided):
+        print(f"wva: {note}", file=sys.stderr)
     notes = task_notes(families, args.patterns, args.model)
     for line in notes["warnings"]:
         warn(line)
@@ -135,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
             outcome, stopped = asyncio.run(run_bench(config, **callbacks)), []
         else:
             outcome, stopped = asyncio.run(sweep_until_decided(config, looks, args, progress, callbacks))
+        if decided is not None:
+            outcome, stopped = decided_step(config, decided, outcome, args, progress, callbacks, run_until_decided)
     except ReplayMismatch as exc:
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     except SweepRefused as exc:
@@ -144,22 +152,31 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if "bar" in progress:
             progress["bar"].close()
-    from benchmarks.cli import bench_end
-    from benchmarks.cli.drawn import drawn_step
-
     drawn, extra = drawn_step(args, config, outcome, warn, run_bench)
     close_tracing()  # flushes the spans still queued for the exporter
-    if stopped:
-        extra += ["", "--until-decided: where each task stopped", *(f"  {line}" for line in stopped)]
-    if getattr(args, "message_batches", False):  # the latencies above are not comparable with an interactive run's
-        extra += ["", "--message-batches: each latency is batch queue time, not the model's; costs are at the batch "
-                  "price (half)"]
+    extra += end_lines(args, decided is not None, stopped)
     if args.json:
         doc = bench_end.json_report(outcome, notes, verdict_options(args), args.model, extra, drawn,
                                     estimates[0] if estimates else None)
         return bench_end.finish(doc, outcome)
     bench_end.report(outcome, notes, verdict_options(args), args.model, extra)
     return bench_end.finish(None, outcome)
+
+
+def end_lines(args: argparse.Namespace, decided: bool, stopped: list[str]) -> list[str]:
+    """The lines after the verdicts: where each task stopped, and what a reader of the figures must know."""
+    from benchmarks.cli.until_decided import paid_note
+
+    lines = []
+    if stopped:
+        lines += ["", "decided: where each task stopped" if decided else "--until-decided: where each task stopped",
+                  *(f"  {line}" for line in stopped)]
+    if getattr(args, "message_batches", False):  # the latencies above are not comparable with an interactive run's
+        lines += ["", "--message-batches: each latency is batch queue time, not the model's; costs are at the batch "
+                  "price (half)"]
+    if note := paid_note(args):  # said at the end, beside the verdicts it concerns (a pre-flight error comes first)
+        lines += ["", note]
+    return lines
 
 
 def progress_starter(progress: dict[str, Any], quiet: bool, model: str) -> Callable[[int, int], None]:

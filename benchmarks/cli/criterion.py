@@ -31,8 +31,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("dir", type=Path, metavar="DIR", help="a results folder written by 'wva bench'")
     add_verdict_options(p)
     p.add_argument("--replicates", type=_folders, default=None, metavar="DIR1,DIR2,...",
-                   help="the same sweep run at other seeds: each verdict's agreement over the seeds is added to "
-                   "criterion.csv and the folders' verdicts written to DIR/replicates.csv")
+                   help="the same sweep run at other seeds: every seed's runs pooled into one verdict per task "
+                   "(instances clustered within each seed) and the share of seeds whose own verdict agrees, added to "
+                   "criterion.csv; each folder's verdicts and the pooled ones written to DIR/replicates.csv")
     p.add_argument("--json", action="store_true",
                    help="print the table (every column of criterion.csv) and the pairs as one JSON document "
                    "(docs/json.md)")
@@ -64,12 +65,13 @@ def run(args: argparse.Namespace) -> int:
     if args.replicates:
         from benchmarks.criterion.replicates import replicate_verdicts, write_replicates
         from benchmarks.criterion.table import criterion_table
+        from benchmarks.criterion.verdict import Options
 
         def criterion_of(folder: Path) -> pd.DataFrame:
             return criterion_table(folder, **verdict_options(args))
 
         try:  # written first: the criterion below reads it for each verdict's agreement over the seeds
-            frame = replicate_verdicts(args.dir, args.replicates, criterion_of)
+            frame = replicate_verdicts(args.dir, args.replicates, criterion_of, Options(**verdict_options(args)))
         except (FileNotFoundError, ValueError) as exc:
             raise UsageError(str(exc)) from None
         replicates = write_replicates(args.dir, frame)

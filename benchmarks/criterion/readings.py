@@ -1,5 +1,5 @@
-"""What a statistical reviewer asks of a verdict after reading it: how stable is it, what p-value does its
-claim carry (for a familywise reading), and what does the *other* comparator say?
+"""What a statistical reviewer asks of a verdict after reading it: what p-value does its claim carry (for a
+familywise reading), and what does the *other* comparator say? (Over seeds: `benchmarks.criterion.stability`.)
 
 **The other reading.** The verdict reads the comparator fixed before the data: the family's declared
 workflow (or the one `--comparator` names). A reader who sees two readings and keeps the one they like
@@ -21,10 +21,10 @@ import pandas as pd
 from benchmarks.criterion.bounds import FIXED, Levels
 from benchmarks.criterion.deciding import MODES, Decided, decide_task, mode_of
 from benchmarks.criterion.familywise import claim_p_of
-from benchmarks.criterion.stability import verdict_stability
+from benchmarks.criterion.stability import SEED_COLUMNS
 from benchmarks.criterion.verdict import DEFAULTS, Options
 
-COLUMNS = ["stability", "seed_agreement", "seeds", "stable", "claim_p", "familywise_p", "verdict_familywise",
+COLUMNS = [*SEED_COLUMNS, "claim_p", "familywise_p", "verdict_familywise",
            "other_comparator", "other_mode", "other_verdict", "other_diff", "other_ci_low", "other_ci_high"]
 
 
@@ -51,17 +51,16 @@ def other_reading(g: pd.DataFrame, flows: list[str], declared: str | None, optio
 
 def readings(g: pd.DataFrame, flows: list[str], declared: str | None, decided: Decided,
              options: Options = DEFAULTS, seed: int = 0, levels: Levels = FIXED) -> dict[str, Any]:
-    """A task's stability, its claim's p-value and the other reading (criterion.csv columns)."""
+    """A task's claim p-value and the other reading (criterion.csv columns)."""
     verdict = decided.verdict.verdict
 
     def holds(at: Levels) -> bool:
         return decide_task(g, flows, declared, options, seed, at).verdict.verdict == verdict
 
-    return {"stability": verdict_stability(g, flows, declared, verdict, options, seed, levels),
-            "claim_p": claim_p_of(verdict, holds, levels),
+    return {"claim_p": claim_p_of(verdict, holds, levels),
             **other_reading(g, flows, declared, options, seed, levels)}
 
 
 def empty() -> dict[str, Any]:
-    return {c: math.nan for c in COLUMNS} | {"seeds": "", "stable": None, "verdict_familywise": "",
+    return {c: math.nan for c in COLUMNS} | {"seeds": "", "pooled_verdict": "", "verdict_familywise": "",
                                              "other_comparator": "", "other_mode": "", "other_verdict": ""}

@@ -72,7 +72,8 @@ class Cells:
     price: str  # the price of the extra success, a clause ("" when there is none)
     value: str  # net value per trial, a clause ("" when not priced)
     reason: str
-    stability: str  # the share of resamples (and seeds) with the same verdict, "unstable" when marked
+    claim: str  # a winner's claim p-value ("no claim" for either / inconclusive)
+    seeds: str  # with replicates: the pooled verdict and how many seeds' own verdicts agree ("-" without)
     familywise: str  # the verdict under Holm over the table's tasks
     other: str  # the other comparator's reading
     compared: bool  # False: the row has no comparison (no comparator, or nothing ran)
@@ -97,7 +98,8 @@ def cells(row: Any) -> Cells:
         drawing=drawing_text(row),
         prediction=str(g("chapter_prediction", "") or NA), agrees=agrees_text,
         price=price_clause(row), value=_value_clause(row), reason=str(g("reason", "") or ""),
-        stability=rr.stability_text(row), familywise=rr.familywise_text(row), other=rr.other_text(row),
+        claim=rr.claim_text(row), seeds=rr.seeds_text(row), familywise=rr.familywise_text(row),
+        other=rr.other_text(row),
         compared=bool(g("comparator", "")) and _known(g("success_diff")),
     )
 
@@ -169,7 +171,8 @@ def verdict_line(row: Any) -> str:
             f"cost ×{num(_get(row, 'cost_ratio', math.nan), '.2f')}, latency ×"
             f"{num(_get(row, 'latency_ratio', math.nan), '.2f')}; drawability "
             f"{num(_get(row, 'drawability', math.nan), '.2f')} → chapter predicts {c.prediction}: {c.agrees}")
-    line += f"\n    stability {c.stability}; familywise {c.familywise}" + (
+    seeds = f"; seeds: {c.seeds}" if c.seeds != "-" else ""
+    line += f"\n    claim p {c.claim}{seeds}; familywise {c.familywise}" + (
         f"; other comparator's reading: {c.other}" if c.other != "-" else "")
     return line + (f"\n    the price of the extra success — {c.price}" if c.price else "")
 
@@ -183,7 +186,7 @@ COLUMNS = (("task", "task"), ("drawability", "drawability [95% CI]"), ("comparat
            ("agent", "agent"), ("workflow", "workflow"), ("diff", "agent − workflow [CI the rule read]"),
            ("cost", "cost ratio workflow ÷ agent [95% CI]"), ("latency", "latency workflow ÷ agent"),
            ("steps", "steps workflow ÷ agent"),
-           ("verdict", "verdict"), ("stability", "stability"), ("familywise", "familywise (Holm)"),
+           ("verdict", "verdict"), ("claim", "claim p"), ("seeds", "seeds"), ("familywise", "familywise (Holm)"),
            ("other", "other comparator's reading"), ("prediction", "chapter predicts"), ("agrees", "agrees"))
 
 

@@ -1,6 +1,6 @@
-"""The reviewer's readings of a criterion row as text (`benchmarks.criterion.readings`): how stable the verdict
-is, the familywise reading, and the other comparator's reading. `render.cells` takes its table cells from here,
-and the report its sentences, so they read the same everywhere."""
+"""The reviewer's readings of a criterion row as text (`benchmarks.criterion.readings`): the claim's p-value,
+the seeds (pooled verdict and agreement), the familywise reading, and the other comparator's reading.
+`render.cells` takes its table cells from here, and the report its sentences, so they read the same everywhere."""
 
 from __future__ import annotations
 
@@ -17,18 +17,22 @@ def _get(row: Any, name: str) -> Any:
     return None if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)) else value
 
 
-def stability_text(row: Any) -> str:
-    """e.g. "99%", "59% unstable", "75%, 3 of 4 seeds, unstable" ("n/a" without a verdict)."""
-    share = _get(row, "stability")
-    if share is None:
+def claim_text(row: Any) -> str:
+    """A winner's claim p-value, e.g. "0.0018"; "no claim" for `either` and `inconclusive` ("n/a": no verdict)."""
+    p, verdict = _get(row, "claim_p"), str(_get(row, "verdict") or "")
+    if p is None:
         return NA
-    text = f"{share:.0%}"
-    agreement, seeds = _get(row, "seed_agreement"), _get(row, "seeds")
+    return f"{p:.2g}" if verdict in ("workflow", "agent") else "no claim"
+
+
+def seeds_text(row: Any) -> str:
+    """e.g. "pooled workflow; 3 of 4 seeds agree" ("-" without replicates)."""
+    pooled, agreement, seeds = _get(row, "pooled_verdict"), _get(row, "seed_agreement"), _get(row, "seeds")
+    parts = [f"pooled {pooled}"] if pooled else []
     if agreement is not None and seeds:
         runs = len(str(seeds).split(","))
-        text += f", {round(agreement * runs)} of {runs} seeds"
-    stable = _get(row, "stable")
-    return text + ("" if stable is None or bool(stable) else " unstable")
+        parts.append(f"{round(agreement * runs)} of {runs} seeds agree")
+    return "; ".join(parts) or "-"
 
 
 def familywise_text(row: Any) -> str:
@@ -51,15 +55,18 @@ def other_text(row: Any) -> str:
 
 def readings_sentence(row: Any) -> str:
     """The report's sentences under a task's verdict ("" when the row has no readings)."""
-    if _get(row, "stability") is None:
+    if _get(row, "claim_p") is None:
         return ""
-    parts = [f"**Stability**: the same verdict on {_get(row, 'stability'):.0%} of resamples of the instances"]
-    agreement, seeds = _get(row, "seed_agreement"), _get(row, "seeds")
-    if agreement is not None and seeds:
-        parts.append(f"and on {agreement:.0%} of the runs at seeds {seeds}")
-    stable = _get(row, "stable")
-    unstable = stable is not None and not bool(stable)  # a pandas or numpy boolean from a table, not only False
-    text = " ".join(parts) + ("; **unstable**: another sample could well say otherwise." if unstable else "; stable.")
+    claim = claim_text(row)
+    text = (f"**Claim p** {claim}: the smallest error budget at which this winner still comes out (what the "
+            "interval says, in one number; not the chance that the verdict is right)." if claim != "no claim" else
+            "**Claim p**: none (`either` and `inconclusive` name no winner).")
+    if _get(row, "pooled_verdict"):
+        text += (f" **Seeds {_get(row, 'seeds')}, pooled** (every seed's instances, each a cluster of its own): "
+                 f"{_get(row, 'pooled_verdict')}, agent − workflow {_get(row, 'pooled_diff'):+.2f} "
+                 f"[{_get(row, 'pooled_ci_low'):+.2f}, {_get(row, 'pooled_ci_high'):+.2f}] over "
+                 f"{_get(row, 'pooled_instances'):.0f} instances; {seeds_text(row).split('; ')[-1]} on their own "
+                 "(a share, not a test: a seed short of power says inconclusive without contradicting anything).")
     text += f" **Familywise** (Holm over the table's tasks): {familywise_text(row)}."
     if _get(row, "other_verdict"):
         text += (f" **The other comparator**: against {_get(row, 'other_mode')} `{_get(row, 'other_comparator')}` "
@@ -72,13 +79,15 @@ def readings_method() -> str:
     """The report's method bullet for the readings."""
     return ("- **Which reading is shown.** The verdict column reads the comparator fixed before any data (the "
             "family's declared workflow, or the one named with `--comparator`), each task at its own 5% error "
-            "budget; it never changes after the other reading is seen. Beside it: the *other comparator's* "
-            "reading (the selected best workflow against a declared one, and the reverse); the *familywise* "
-            "verdict, Holm's step-down over the table's tasks, so that the chance of any false winner in the whole "
-            "table is at most 5% (a winner Holm does not confirm reads inconclusive there); and the *stability*, "
-            "the share of 1,000 resamples of the instances that give the same verdict (and, when the same sweep ran "
-            "at other seeds, the share of those runs that agree). Below 90%, or with a seed that disagrees, a "
-            "verdict is marked unstable.")
+            "budget; it never changes after the other reading is seen. Beside it: the *claim p*, the smallest "
+            "error budget at which a winner still comes out (`either` and `inconclusive` make no claim); the "
+            "*familywise* verdict, Holm's step-down over the table's tasks, so that the chance of any false "
+            "winner in the whole table is at most 5% (a winner Holm does not confirm reads inconclusive there); "
+            "the *other comparator's* reading (the selected best workflow against a declared one, and the "
+            "reverse); and, when the same sweep ran at other seeds, the *pooled* verdict on every seed's "
+            "instances at once, with the share of seeds whose own verdict agrees. No rule asks every seed to "
+            "agree: at 80% power per seed, three seeds all agree only half the time, so unanimity measures power, "
+            "not correctness.")
 
 
 def familywise_line(df: pd.DataFrame) -> str:

@@ -47,6 +47,7 @@ import pandas as pd
 from benchmarks.criterion import families, readings
 from benchmarks.criterion.bounds import FIXED, Levels
 from benchmarks.criterion.comparison import compare, compare_value, pairs_frame
+from benchmarks.criterion.decided_runs import DecidedRuns, merged
 from benchmarks.criterion.deciding import MODES, Decided, decide_task
 from benchmarks.criterion.drawability import THRESHOLD, drawability_row, predict
 from benchmarks.criterion.drawability.walks import Round, rounds_by_run, walks_of_runs
@@ -54,7 +55,7 @@ from benchmarks.criterion.drawn_runs import DrawnRuns
 from benchmarks.criterion.familywise import familywise_columns
 from benchmarks.criterion.read import criterion_inputs, load_inputs, stopping_levels
 from benchmarks.criterion.render import note
-from benchmarks.criterion.stability import is_stable, read_replicates, seed_agreement
+from benchmarks.criterion.stability import read_replicates, seed_columns
 from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
 from benchmarks.criterion.verdict import (
     DEFAULT_COST_MARGIN,
@@ -173,10 +174,13 @@ def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], le
 
 def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: str | None, seed: int,
              threshold: float = THRESHOLD, options: Options = DEFAULTS, levels: Levels = FIXED,
-             drawn: pd.DataFrame | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
+             drawn: pd.DataFrame | None = None, grown: pd.DataFrame | None = None) -> tuple[dict[str, Any],
+                                                                                             pd.DataFrame]:
     """One task's criterion row and its pairs table (`levels`: a sequential run's at the look it stopped;
-    `drawn`: the task's runs of the drawn graph, from the folder's `drawn/` sub-folder)."""
+    `drawn`: the task's runs of the drawn graph, from the folder's `drawn/` sub-folder; `grown`: its agent and
+    declared workflow run on until decided, from `decided/`, read in place of the pilot's rows of them)."""
     margin, comparator = options.margin, options.comparator
+    pilot, g = g, merged(g, None if grown is None else without_design_errors(grown))
     both = g if drawn is None or drawn.empty else pd.concat([g, drawn], ignore_index=True)
     stats = _per_pattern(both)
     row: dict[str, Any] = {c: math.nan for c in COLUMNS} | readings.empty() | {
@@ -198,12 +202,11 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: s
         row["reason"] = NO_CALLS
         return row, pd.DataFrame()
     family = families.load_family(spec)
-    row.update(_drawability(g, rounds, seed))
+    row.update(_drawability(pilot, rounds, seed))
     declared = getattr(family, "natural_workflow", None)
     decided = decide_task(both, flows, declared, options, seed, levels)
     row.update(_outcome(both, decided, stats, levels))
     row.update(readings.readings(both, flows, declared, decided, options, seed, levels))
-    row["stable"] = is_stable(row["stability"])
     row["chapter_prediction"] = predict(row["drawability"], threshold)
     row["agrees"] = agrees(row["verdict"], row["chapter_prediction"])
     row["note"] = note(row)
@@ -233,7 +236,9 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     specs = families.task_specs(manifest)
     seed = int(manifest.get("seed", 0) or 0)
     drawn = DrawnRuns(out_dir, seed)
-    levels = stopping_levels(manifest) if levels is None else levels  # a sequential folder: each task's last look
+    decided = DecidedRuns(out_dir, manifest, comparator, columns_read(out_dir))  # the default run's decided phase
+    if levels is None:  # a sequential folder, or a decided phase: each task's last look
+        levels = {**stopping_levels(manifest), **decided.levels}
     rows, pairs = [], []
     for task, g in ((t, g) for block in blocks for t, g in block.groupby("task", sort=False)):
         g = without_design_errors(g)
@@ -241,7 +246,8 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
         rounds = rounds_by_run(events.of_runs(agents))
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
-                             (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds))
+                             (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds),
+                             decided.of(str(task)))
         rows.append(row)
         pairs.append(pair)
     replicates = read_replicates(out_dir, manifest.get("code_digest"))  # another code version's: stale, left out
@@ -254,14 +260,9 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
 
 
 def with_agreement(df: pd.DataFrame, replicates: pd.DataFrame | None, seed: int) -> pd.DataFrame:
-    """The table with each verdict's agreement over seeds (from the folder's replicates.csv, when it has one),
-    whether it is stable, and the familywise reading over its tasks (`benchmarks.criterion.familywise`)."""
-    df = df.copy()
-    for i, r in df.iterrows():
-        share, seeds = seed_agreement(str(r["task"]), str(r["verdict"]), seed, replicates)
-        df.at[i, "seed_agreement"], df.at[i, "seeds"] = share, seeds
-        df.at[i, "stable"] = is_stable(r["stability"], share)
-    df["stable"] = df["stable"].astype("boolean")
+    """The table with each verdict's agreement over seeds and pooled verdict (from the folder's replicates.csv,
+    `benchmarks.criterion.stability`), and the familywise reading over its tasks (`benchmarks.criterion.familywise`)."""
+    df = seed_columns(df, replicates, seed)
     fw = familywise_columns(df)
     df["familywise_p"], df["verdict_familywise"] = fw["familywise_p"], fw["verdict_familywise"]
     return df

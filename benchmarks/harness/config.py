@@ -59,6 +59,10 @@ class BenchConfig:
     # Per task label, its own instance count instead of `instances` (a sequential sweep's tasks grow look by look,
     # each to its own count: `benchmarks.studies.until_decided`). Like `instances`, never compared on resume.
     instances_by_task: tuple[tuple[str, int], ...] = ()
+    # Per task label, the only designs it runs (of `patterns`), instead of every one it offers: the decided phase
+    # runs each task's agent against its own declared workflow (`benchmarks.studies.decided`). Compared on resume
+    # through the plan: a folder's trials of another pattern set are another sweep's.
+    patterns_by_task: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # What a study running this sweep adds to its manifest, under its own keys (JSON-ready): written in every
     # manifest the sweep writes, never read by the harness, not compared on resume, not part of the plan.
     manifest_extra: Mapping[str, Any] | None = field(default=None, compare=False)

@@ -83,7 +83,9 @@ class Plan:
             skipped = not_offered(family, config.patterns)  # e.g. `route` for a task file without [routes]
             requested = config.instances_of(label)
             ids = [inst.id for inst in iter_instances(family, requested, config.seed)]
-            task = TaskPlan(label, family, len(ids), tuple(p for p in config.patterns if p not in skipped), start,
+            only = dict(getattr(config, "patterns_by_task", ())).get(label)  # the decided phase: agent and one
+            patterns = tuple(p for p in config.patterns if p not in skipped and (only is None or p in only))
+            task = TaskPlan(label, family, len(ids), patterns, start,
                             {inst_id: i for i, inst_id in enumerate(ids)}, requested, config.trials, config.seed)
             self.tasks.append(task)
             start += task.size

@@ -3,15 +3,18 @@
     python -m benchmarks.perf.default_bench [--repeat 1] [--args "--seed 1"]
 
 Runs the default sweep end to end as a user does (a fresh `python -m benchmarks bench --out TMP --quiet`
-process: imports, the sweep, the drawn comparator, the tidy files, the criterion and its readings), in a
+process: imports, the pilot sweep, the decided phase's looks, the drawn comparator, the tidy files, the
+criterion and its readings), in a
 scratch folder, `--repeat` times. Prints per run the wall-clock seconds, the CPU seconds of the process
 (user + system, from `getrusage` of the finished child: on a machine other work shares, the figure that
 does not grow with the load), `sweep_seconds` from its manifest and from the drawn phase's (`drawn/manifest.json`),
-and the one-minute load average before it started; first, the machine it runs on (CPU, cores, Python: a
-timing means little without them). `--args "--no-drawn"` times the run without the drawn phase. Then times
+the decided phase's trials (`decided/runs.csv`) and the instances each task stopped at, and the one-minute
+load average before it started; first, the machine it runs on (CPU, cores, Python: a timing means little
+without them). Other work on the machine stretches the wall clock, not the CPU seconds: compare those.
+`--args "--no-drawn"` times the run without the drawn phase. Then times
 the criterion alone on the last folder (CPU seconds, in this process), with and
-without the reviewer's readings (stability, the claims' p-values, the other comparator), so the cost of
-each part is visible. The target: under 60 s on two cores.
+without the reviewer's readings (the claims' p-values, the other comparator), so the cost of each part is
+visible. The target: at most 90 s wall on an idle two-core machine.
 """
 
 from __future__ import annotations
@@ -54,8 +57,12 @@ def one_run(out: Path, extra: list[str]) -> dict[str, Any]:
     manifest = json.loads((out / "manifest.json").read_text())
     drawn = out / "drawn" / "manifest.json"
     drawn_s = float(json.loads(drawn.read_text()).get("sweep_seconds") or 0.0) if drawn.exists() else 0.0
+    looks = (manifest.get("decided") or {}).get("looks") or []
+    stopped = {str(r["task"]): int(r["instances"]) for r in looks}  # the last look of each task wins
+    grown = out / "decided" / "runs.csv"
+    decided = sum(1 for _ in grown.open()) - 1 if grown.exists() else 0
     return {"wall": wall, "cpu": cpu, "sweep": float(manifest.get("sweep_seconds") or 0.0), "drawn": drawn_s,
-            "load": load}
+            "load": load, "decided": decided, "stopped": stopped}
 
 
 def criterion_cpu(out: Path, readings: bool) -> float:
@@ -86,9 +93,12 @@ def main(argv: list[str] | None = None) -> int:
             r = one_run(out, shlex.split(args.args))
             print(f"run {k + 1}: {r['wall']:.1f} s wall, {r['cpu']:.1f} CPU s, sweep {r['sweep']:.1f} s, "
                   f"drawn phase {r['drawn']:.1f} s (load average {r['load']:.1f} before it)", flush=True)
+            if r["stopped"]:
+                print(f"  decided phase: {r['decided']} trials; instances at the stopping look: "
+                      + ", ".join(f"{t} {n}" for t, n in r["stopped"].items()), flush=True)
         full, bare = criterion_cpu(out, True), criterion_cpu(out, False)
-        print(f"the criterion alone: {full:.1f} CPU s, of which the readings (stability, claims' p-values, the "
-              f"other comparator) {full - bare:.1f}")
+        print(f"the criterion alone: {full:.1f} CPU s, of which the readings (claims' p-values, the other "
+              f"comparator) {full - bare:.1f}")
     return 0
 
 

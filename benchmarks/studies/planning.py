@@ -31,9 +31,10 @@ CONFIDENCE = 0.8  # the one-sided confidence of the spread's upper limit
 class Alternative:
     name: str
     truth: float  # agent − comparator success
-    power_now: float  # at the pilot's size and spread
+    power_now: float  # at the pilot's size and spread: a new run of that size
     needed: int | None  # instances for the target power at the pilot's spread (None: over the largest size)
     needed_upper: int | None  # at the spread's upper confidence limit
+    power_upper: float = math.nan  # a new run of the pilot's size, at the spread's upper confidence limit
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class TaskPlan:
     needed: int | None  # the largest upper-limit size over the alternatives (None: over the largest)
     decidable_margin: float | None  # the smallest margin the pilot's size decides (None: not even 0.45)
     available: int | None = None  # the most instances the task has (a task file's rows), None: unbounded
+    verdict: str = ""  # the folder's own verdict (its decided phase's, when it has one)
+    verdict_instances: int | None = None  # the instances that verdict was reached on
 
 
 def spread_factor(n: int, confidence: float = CONFIDENCE) -> float:
@@ -99,7 +102,8 @@ def plan_task(task: str, g: pd.DataFrame, declared: str | None, options: Options
     for name, truth in alternatives(options.margin, effect):
         alts.append(Alternative(name, truth, engine.power(truth, pilot.instances, seed=seed),
                                 engine.smallest_n(truth, target, 1.0, largest, seed),
-                                engine.smallest_n(truth, target, factor, largest, seed)))
+                                engine.smallest_n(truth, target, factor, largest, seed),
+                                engine.power(truth, pilot.instances, factor, seed=seed)))
     sizes = [a.needed_upper for a in alts]
     spread = float(pilot.diffs()[:, pilot.best()].std(ddof=1))
     return TaskPlan(task, pilot.flows[pilot.best()], MODES[mode], pilot.instances, spread, spread * factor, alts,
@@ -112,9 +116,11 @@ def plan_frame(plans: list[TaskPlan]) -> pd.DataFrame:
     return pd.DataFrame([{
         "task": p.task, "comparator": p.comparator, "comparator_mode": p.mode, "pilot_instances": p.instances,
         "spread": p.spread, "spread_upper": p.spread_upper, "truth": a.name, "difference": a.truth,
-        "power_at_pilot": a.power_now, "instances_needed": a.needed, "instances_needed_upper": a.needed_upper,
+        "power_at_pilot": a.power_now, "power_at_pilot_upper": a.power_upper,
+        "instances_needed": a.needed, "instances_needed_upper": a.needed_upper,
         "task_instances_needed": p.needed, "decidable_margin": p.decidable_margin,
-        "instances_available": p.available} for p in plans
+        "instances_available": p.available, "folder_verdict": p.verdict,
+        "folder_verdict_instances": p.verdict_instances} for p in plans
         for a in p.alternatives])
 
 
@@ -135,10 +141,29 @@ def plan_folder(out_dir: str, options: Options, effect: float | None = None, tar
         if options.comparator not in (None, "declared", "selected") and options.comparator not in flows:
             continue
         family = families.load_family(specs.get(str(task), str(task)))
-        plan = plan_task(str(task), g, getattr(family, "natural_workflow", None), options,
-                         2 * options.margin if effect is None else effect, target, largest, seed)
-        plans.append(replace(plan, available=available(family)))
+        declared = getattr(family, "natural_workflow", None)
+        plan = plan_task(str(task), g, declared, options, 2 * options.margin if effect is None else effect, target,
+                         largest, seed)
+        verdict, n = folder_verdict(out_dir, str(task), g, declared, options, manifest)
+        plans.append(replace(plan, available=available(family), verdict=verdict, verdict_instances=n))
     return plans
+
+
+def folder_verdict(out_dir: str, task: str, g: pd.DataFrame, declared: str | None, options: Options,
+                   manifest: dict[str, object]) -> tuple[str, int | None]:
+    """(the folder's own verdict on the task, the instances it read): what `wva criterion` says of it, read at
+    the look a sequential run stopped at, with a decided phase's rows in place of the pilot's."""
+    from benchmarks.criterion.bounds import FIXED
+    from benchmarks.criterion.decided_runs import DecidedRuns, merged
+    from benchmarks.criterion.deciding import decide_task
+    from benchmarks.criterion.read import stopping_levels
+
+    grown = DecidedRuns(out_dir, manifest, options.comparator, list(g.columns))
+    levels = {**stopping_levels(manifest), **grown.levels}.get(task, FIXED)
+    rows = merged(g, grown.of(task))
+    seed = int(str(manifest.get("seed", 0) or 0))
+    d = decide_task(rows, sorted(set(rows["pattern"]) - {"agent"}), declared, options, seed, levels)
+    return d.verdict.verdict, d.pair.instances
 
 
 def available(family: object) -> int | None:
@@ -154,20 +179,24 @@ def _size(n: int | None, largest: int) -> str:
 def plan_lines(p: TaskPlan, target: float = 0.8, largest: int = 10000) -> list[str]:
     """The plan of one task in words and a small table."""
     lines = [f"{p.task} (against {p.comparator}, {p.mode}): the pilot's {p.instances} instances, per-instance "
-             f"spread {p.spread:.2f} ({p.spread_upper:.2f} at its {CONFIDENCE:.0%} upper limit)",
-             f"    {'if the truth is':<18} {'power now':>9}  {f'instances for {target:.0%}':>17}  "
-             f"{'(upper spread)':>14}"]
-    lines += [f"    {a.name:<18} {a.power_now:>9.0%}  {_size(a.needed, largest):>17}  "
+             f"spread {p.spread:.2f} ({p.spread_upper:.2f} at its {CONFIDENCE:.0%} upper limit)"]
+    if p.verdict and p.verdict not in ("inconclusive", "withheld", "no data"):
+        lines.append(f"  this folder is decided: {p.verdict} at n = {p.verdict_instances}; the power below is for a "
+                     f"new run of {p.instances} instances, not for this one")
+    lines.append(f"    {'if the truth is':<18} {f'power at {p.instances}':>12} {'(upper spread)':>14}  "
+                 f"{f'instances for {target:.0%}':>17}  {'(upper spread)':>14}")
+    lines += [f"    {a.name:<18} {a.power_now:>12.0%} {a.power_upper:>14.0%}  {_size(a.needed, largest):>17}  "
               f"{_size(a.needed_upper, largest):>14}" for a in p.alternatives]
     if p.needed is not None and p.needed <= p.instances:
-        lines.append(f"  → the pilot's {p.instances} instances already decide whichever of these is true")
+        lines.append(f"  → a run of {p.instances} instances decides whichever of these is true")
         return lines
     if p.available is not None and (p.needed is None or p.needed > p.available):
         lines.append(f"  → the task has only {p.available} instances (its dataset's rows), fewer than the "
                      f"{_size(p.needed, largest)} this plan needs: more trials per instance narrow the spread "
                      "between trials only, so add rows, or accept a wider margin (below)")
-    lines.append(f"  → {p.instances} instances cannot decide a {p.alternatives[1].truth:.2f} margin; "
-                 f"{_size(p.needed, largest)} instances decide whichever of these is true")
+    lines.append(f"  → a new run of {p.instances} instances is not sure to decide a {p.alternatives[1].truth:.2f} "
+                 f"margin (under {target:.0%} power for some truth); {_size(p.needed, largest)} instances decide "
+                 "whichever of these is true")
     can = (f"a margin of {p.decidable_margin:.2f}" if p.decidable_margin is not None else "no margin up to 0.45")
     lines.append(f"  → with {p.instances} instances the rule decides {can} (its truths 0 and ±margin at "
                  f"{target:.0%} power)")

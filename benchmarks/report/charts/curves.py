@@ -79,6 +79,11 @@ def pass_k_chart(runs: pd.DataFrame, out: Path) -> Path:
         ax.grid(True, alpha=0.3)
     for ax in axes:
         ax.set_xticks(range(1, k_max + 1))
+        if k_max == 1:  # one trial per instance (the default run): pass^k for k > 1 was not measured, not zero
+            ax.text(0.5, 0.5, "one trial per instance:\npass^k for k > 1 not measured\n(wva bench --trials 3)",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=8, color="0.35")
     pattern_legend(fig, runs["pattern"], lines=True)
+    missing = ("\nMISSING for k > 1: this run has one trial per instance; run 'wva bench --trials 3' for pass^k"
+               if k_max == 1 else "")
     return finish(fig, "pass^k: the chance that k repeated trials of an instance all succeed (reliability, "
-                  "not just average success)\nwith 95% intervals clustered by instance", out / PASS_K)
+                  "not just average success)\nwith 95% intervals clustered by instance" + missing, out / PASS_K)
