@@ -71,6 +71,7 @@ def test_only_a_policy_call_knows_where_the_bug_is(family: Any) -> None:
 def test_failures_of_both_kinds_occur_a_traceback_into_the_code_and_prose_only(family: Any, tmp_path: Path) -> None:
     kinds = set()
     for k, instance in enumerate(family.instances(12, seed=0)):
+        (tmp_path / str(k)).mkdir()
         env = family.environment(instance, tmp_path / str(k))
         kinds.add(frame_of(world.run_tests_in(env.state["root"], instance.data["module"])[1]) is not None)
     assert kinds == {True, False}
@@ -80,6 +81,7 @@ def test_failures_of_both_kinds_occur_a_traceback_into_the_code_and_prose_only(f
 def test_every_design_fixes_the_bug_with_a_model_that_is_always_right(family: Any, tmp_path: Path,
                                                                        design: str) -> None:
     for k, instance in enumerate(family.instances(3, seed=1)):
+        (tmp_path / str(k)).mkdir()
         env = family.environment(instance, tmp_path / str(k))
         spec = design_for(family, design, env)
         result = run_workflow(spec, SimModel(policy=family.policy(), error_rate=0.0, seed=k), instance.prompt)
