@@ -152,6 +152,15 @@ class Bugfix(FamilyBase):
     def grade(self, instance: Instance, env: Environment, output: str) -> float:
         return 1.0 if world.run_tests_in(env.state["root"], instance.data["module"])[0] == 0 else 0.0
 
+    def design(self, pattern: str, env: Environment) -> Any:
+        if pattern in (reasons := self.not_offered()):
+            raise ValueError(f"{pattern} is not offered by {self.name}: {reasons[pattern]}")
+        return super().design(pattern, env)
+
+    def not_offered(self) -> dict[str, str]:
+        return {p: "the Agentless question: the agent, the localize → repair → validate chain and the survey only"
+                for p in super().not_offered()}
+
     def policy(self) -> BugfixPolicy:
         return BugfixPolicy()
 
