@@ -86,6 +86,15 @@ def run_tests_in(root: Path, module: str) -> tuple[int, str]:
     return done.returncode, cut(done.stdout + done.stderr) + f"\n(exit code {done.returncode})"
 
 
+def replace_once(full: Path, path: str, old: str, new: str) -> str:
+    text = full.read_text(encoding="utf-8")
+    if text.count(old) != 1 or not old:
+        raise ValueError(f"the old text occurs {text.count(old)} times in {path}; it must occur exactly once")
+    full.write_text(text.replace(old, new), encoding="utf-8", newline="")
+    at, lines = text[:text.index(old)].count("\n") + 1, full.read_text(encoding="utf-8").splitlines()
+    return listing(path, lines, max(1, at - 3), min(len(lines), at + new.count("\n") + 3))
+
+
 def project_files(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if "__pycache__" not in p.parts)
 
@@ -136,14 +145,7 @@ def make_tools(root: Path, module: str) -> ToolSet:
             old: the exact text to replace, whole lines included as they are (indentation too)
             new: the text to put in its place
         """
-        full = box.existing(path)
-        text = full.read_text(encoding="utf-8")
-        if text.count(old) != 1 or not old:
-            raise ValueError(f"the old text occurs {text.count(old)} times in {path}; it must occur exactly once")
-        full.write_text(text.replace(old, new), encoding="utf-8", newline="")
-        at = text[:text.index(old)].count("\n") + 1
-        lines = lines_of(path)
-        return listing(path, lines, max(1, at - 3), min(len(lines), at + new.count("\n") + 3))
+        return replace_once(box.existing(path), path, old, new)
 
     @tool(timeout_s=RUN_TIMEOUT_S + 30)
     def run_tests() -> str:
