@@ -89,3 +89,17 @@ def test_every_design_fixes_the_bug_with_a_model_that_is_always_right(family: An
         result = run_workflow(spec, SimModel(policy=family.policy(), error_rate=0.0, seed=k), instance.prompt)
         assert family.grade(instance, env, result.output) == 1.0, (design, instance.id, result.output)
         assert design == "agent" or agent_like(spec) is None
+
+
+def test_the_oracle_records_the_true_fixes_offline(tmp_path: Path) -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "oracle.py"
+    spec = importlib.util.spec_from_file_location("oracle", path)
+    assert spec is not None and spec.loader is not None
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    summary = oracle.record_family("bugfix", tmp_path / "bugfix.jsonl", instances=2)
+    assert set(summary["pattern"]) == {"agent", "chain", "chain:survey"}
+    assert (summary["success_rate"] == 1.0).all()
+    assert sum(1 for _ in (tmp_path / "bugfix.jsonl").open()) > 6
