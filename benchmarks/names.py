@@ -6,8 +6,9 @@ PATTERNS = ("single", "chain", "route", "orchestrate", "parallel", "evaluate_opt
 # seven patterns a family designs, so `wva bench`'s own runs.csv is unchanged by it.
 DRAWN = "drawn"
 DEFAULT_TASKS = ("pipeline", "support", "fanout", "multihop", "repair", "explore", "debug", "explore:readable=true")
-# Built-in families outside the default run: `walks` (agent walks of known drawability, for checking the measure)
-EXTRA_TASKS = ("walks",)
+# Built-in families outside the default run: `walks` (agent walks of known drawability, for checking the measure),
+# `bugfix` (seeded bugs in real stdlib modules, real test runs: too slow for the default run)
+EXTRA_TASKS = ("walks", "bugfix")
 
 # The default model of `wva bench`, `run` and `sweep`: the simulator getting one decision in ten wrong.
 # A perfect simulator (plain `sim`, error_rate 0) would show only which designs *can* succeed; errors

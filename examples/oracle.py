@@ -3,6 +3,7 @@
     .venv/bin/python examples/oracle.py path/to/task.toml                 # writes path/to/cassette.jsonl
     .venv/bin/python examples/oracle.py path/to/task.toml --out my.jsonl --instances 20
     .venv/bin/wva bench --tasks path/to/task.toml --trials 1 --instances 20 --model replay:my.jsonl --out r
+    .venv/bin/python examples/oracle.py bugfix --instances 20          # a built-in family: writes bugfix.jsonl
 
 On `sim` a task file gets no verdict (the simulator has no ground truth for it, so it is withheld:
 `benchmarks.criterion.withheld`). This template stands in for a capable real model instead, the way
@@ -23,6 +24,9 @@ and latency with a model that is always right, and success that a design loses o
 mechanics (a fixed tool step that fails, a gate, a malformed plan). That is a measurement of the designs,
 not of any real model: record a real one (`--model anthropic:<id>` with `RecordingModel`) for that.
 The oracle reads `target`, which no policy of the simulator ever does: it is a recorder, not a policy.
+
+A built-in family whose simulated model knows the truth (`bugfix`: the seeded bug, its file, line and original
+text) needs no template: its own policy at `error_rate=0` is the oracle, making every true fix.
 """
 
 from __future__ import annotations
@@ -166,15 +170,32 @@ def record(toml: Path, cassette: Path, instances: int | None = None) -> Any:
         return asyncio.run(run_bench(config, model=OracleRecorder(Oracle(task), cassette))).summary
 
 
+def record_family(spec: str, cassette: Path, instances: int | None = None) -> Any:
+    """Record a built-in family's designs with its own policy, every decision right (the true fixes for bugfix)."""
+    from benchmarks.tasks.registry import load_task
+
+    family = load_task(spec)
+    cassette.unlink(missing_ok=True)
+    variants = [name[len("design_"):].replace("__", ":") for name in dir(family)
+                if name.startswith("design_") and "__" in name[len("design_"):]]  # chain__survey: chain:survey
+    designs = ("agent", family.natural_workflow, *variants)
+    with tempfile.TemporaryDirectory(prefix="wva-oracle-") as out:
+        config = BenchConfig(tasks=(spec,), patterns=designs, instances=instances or 20, trials=1, model="sim-oracle",
+                             out=Path(out), concurrency=1, workers=1)
+        return asyncio.run(run_bench(config, model=OracleRecorder(family.policy(), cassette))).summary
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Record a cassette for a task file with a scripted oracle.")
-    parser.add_argument("toml", type=Path, help="the task file")
+    parser.add_argument("toml", type=Path, help="the task file, or a built-in family that knows its truth (bugfix)")
     parser.add_argument("--out", type=Path, default=None, help="the cassette (default: cassette.jsonl beside it)")
     parser.add_argument("--instances", type=int, default=None, help="the first N rows (default: all)")
     args = parser.parse_args(argv)
-    target = args.out or args.toml.resolve().parent / "cassette.jsonl"
+    builtin = args.toml.suffix != ".toml"
+    target = args.out or (Path(f"{args.toml}.jsonl") if builtin else args.toml.resolve().parent / "cassette.jsonl")
     try:
-        summary = record(args.toml, target, args.instances)
+        summary = (record_family(str(args.toml), target, args.instances) if builtin
+                   else record(args.toml, target, args.instances))
     except ValueError as exc:
         print(f"oracle: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
