@@ -12,6 +12,8 @@ import pytest
 from benchmarks.harness.adaptive import AdaptiveBound
 from patterns.sim import faults
 
+from .fake_loop import run_on_fake_clock
+
 
 def test_slow_start_additive_increase_and_one_halving_per_overshoot() -> None:
     async def steps() -> list[float]:
@@ -140,7 +142,7 @@ def test_a_retry_after_pauses_every_new_call() -> None:
         await bound.release(await bound.acquire())
         return loop.time() - began
 
-    assert 0.15 < asyncio.run(run()) < 1.0
+    assert run_on_fake_clock(run()) == pytest.approx(0.2)  # the pause asked, on a fake clock: not a wall-time race
 
 
 PARAMS = {"messages": [{"role": "user", "content": "x" * 1522}], "max_tokens": 300}  # 1,600 characters of JSON
@@ -178,9 +180,9 @@ def test_the_ledger_is_the_reported_remaining_less_the_calls_sent_after() -> Non
         took = loop.time() - start
         return level, needs["input"], took, bound._wait_s(bound.needs(PARAMS)[0], loop.time())
 
-    level, need, took, wait = asyncio.run(run())
-    assert level == pytest.approx(1060, abs=1) and need == pytest.approx(660)
-    assert took < 0.5 and wait == pytest.approx(2.6, abs=0.05)
+    level, need, took, wait = run_on_fake_clock(run())
+    assert level == pytest.approx(1060) and need == pytest.approx(660)
+    assert took == 0.0 and wait == pytest.approx(2.6)
 
 
 def test_a_call_waits_for_the_refill_it_needs() -> None:
@@ -191,7 +193,7 @@ def test_a_call_waits_for_the_refill_it_needs() -> None:
         await bound.release(await bound.acquire(), None, input_headers(100))
         return bound._wait_s(bound.needs(PARAMS)[0], asyncio.get_running_loop().time())
 
-    assert asyncio.run(run()) == pytest.approx(3.4, abs=0.05)
+    assert run_on_fake_clock(run()) == pytest.approx(3.4)
 
 
 def test_each_family_takes_its_own_share() -> None:
@@ -213,9 +215,9 @@ def test_each_family_takes_its_own_share() -> None:
         needs, _ = other.needs(PARAMS)
         return anthropic_wait, needs["tokens"], other._wait_s(needs, asyncio.get_running_loop().time())
 
-    anthropic_wait, tokens, openai_wait = asyncio.run(run())
-    assert anthropic_wait == pytest.approx(1.0, abs=0.05)
-    assert tokens == pytest.approx(740) and openai_wait == pytest.approx(0.74, abs=0.05)
+    anthropic_wait, tokens, openai_wait = run_on_fake_clock(run())
+    assert anthropic_wait == pytest.approx(1.0)
+    assert tokens == pytest.approx(740) and openai_wait == pytest.approx(0.74)
 
 
 def test_a_429_reply_sets_the_ledger_too() -> None:
@@ -240,24 +242,34 @@ def test_a_sweep_at_an_account_s_limits_through_the_sdk_gets_no_429(sdk: str) ->
     the real SDK (`anthropic`, or `openai` on the chat-completions path and its `x-ratelimit-*` headers) to a
     sim server whose account has 240 requests and 60,000 input tokens a minute (4 requests and 1,000 tokens a
     second) and has nearly used them up: the buckets hold the first turns and no more. A call sent before
-    the buckets hold it is a 429 (the server answers far faster than they refill). Paced by the headers, the
-    second turns wait for the refill (about half a second) and none is a 429; the bound before the headers'
-    ledger, which read neither the requests headers nor OpenAI's, sent the second turns at once into the
-    empty requests bucket: one or two 429s in each of three runs."""
+    the buckets hold it is a 429. Paced by the headers, the second turns wait for the refill and none is a 429;
+    the bound before the headers' ledger, which read neither the requests headers nor OpenAI's, sent the second
+    turns at once into the empty requests bucket: one or two 429s in each of three runs.
+
+    The server's buckets and the client's waits share one fake clock (`tests.fake_loop`): it stands still while a
+    request is in flight and jumps to the next timer otherwise, so a loaded machine changes nothing and the
+    waits are checked to the millisecond: the second turns go once the buckets hold them, not before, not later."""
     from benchmarks.harness.local import BoundedModel
     from patterns.model import AnthropicModel
     from patterns.openai_model import OpenAIModel
     from patterns.retry import retry_after_s
+    from patterns.sim import chat_wire
     from patterns.sim.server import SimServer
+
+    from .fake_loop import FakeClockLoop
+
+    def counted(server: SimServer, body: dict[str, Any]) -> int:
+        """The server's count of a prompt as this wire delivers it (OpenAI's chat form counts 76 where the Messages
+        API's counts 69: seeded with the latter, the openai run's first turns did not fit, and only the real time
+        between the server's start and the first call refilled the difference)."""
+        return server._prompt_tokens(chat_wire.request(chat_wire.PATH, body) if sdk == "openai" else body) or 0
 
     def params(turn: int) -> dict[str, Any]:  # a conversation's prompt grows turn by turn
         return {"max_tokens": 16, "messages": [{"role": "user", "content": "Say hello. " * 20 * (3 if turn else 1)}]}
 
-    async def sweep(url: str) -> int:
-        inner = AnthropicModel("claude-sonnet-4-5", base_url=url, api_key="sk-ant-test") if sdk == "anthropic" \
-            else OpenAIModel("sim-model", base_url=f"{url}/v1", api_key="sk-test")
-        model = BoundedModel(inner, 8)
+    sent: list[float] = []  # the fake time each call went (and came back)
 
+    async def sweep(url: str, model: BoundedModel) -> int:
         async def trial() -> int:
             tried = 0
             for turn in (0, 1):
@@ -265,6 +277,7 @@ def test_a_sweep_at_an_account_s_limits_through_the_sdk_gets_no_429(sdk: str) ->
                     tried += 1
                     try:
                         await model.create(**params(turn))
+                        sent.append(asyncio.get_running_loop().time())  # the reply: calls take no fake time
                         break
                     except anthropic.RateLimitError as exc:
                         await asyncio.sleep(retry_after_s(exc) or 0.0)
@@ -273,15 +286,25 @@ def test_a_sweep_at_an_account_s_limits_through_the_sdk_gets_no_429(sdk: str) ->
         try:
             return sum(await asyncio.gather(*(trial() for _ in range(2))))
         finally:
-            await inner.aclose()
+            await model.inner.aclose()
 
     with SimServer(rate_limit_rpm=240, rate_limit_itpm=60_000) as server:
-        server.account.buckets["requests"].level = 2.0
-        server.account.buckets["input"].level = 2.0 * server._prompt_tokens({"model": "m", **params(0)})
-        tried = asyncio.run(sweep(server.url))
+        inner = AnthropicModel("claude-sonnet-4-5", base_url=server.url, api_key="sk-ant-test") \
+            if sdk == "anthropic" else OpenAIModel("sim-model", base_url=f"{server.url}/v1", api_key="sk-test")
+        model = BoundedModel(inner, 8)
+        loop = FakeClockLoop(busy=lambda: model.bound.in_flight > 0)
+        server.account.clock = loop.time
+        first, second = (counted(server, {"model": "m", **params(turn)}) for turn in (0, 1))
+        for bucket, level in zip(server.account.buckets.values(), (2.0, 2.0 * first), strict=True):
+            bucket.level, bucket.at = level, 0.0
+        with asyncio.Runner(loop_factory=lambda: loop) as runner:
+            tried = runner.run(sweep(server.url, model))
         limited, admitted = server.account.limited, server.account.admitted
     assert admitted == 4 and tried == 4 + limited
     assert limited == 0, f"{limited} of {tried} calls answered 429"
+    refill = max(2 / 4.0, 2 * second / 1000.0)  # both second turns: two requests at 4/s, their prompts at 1,000/s
+    assert sent[:2] == [0.0, 0.0] and max(sent) >= refill * 0.9  # they waited for (nearly all of) the refill...
+    assert max(sent) <= refill * 1.25 + 0.1  # ...and not much longer than the margins on the estimate ask
 
 
 def test_a_remaining_that_may_have_been_rounded_up_counts_500_less() -> None:
