@@ -38,3 +38,15 @@ def run_on_fake_clock(main: Coroutine[Any, Any, T], busy: Callable[[], bool] = l
     """`asyncio.run(main)` on a `FakeClockLoop`."""
     with asyncio.Runner(loop_factory=lambda: FakeClockLoop(busy)) as runner:
         return runner.run(main)
+
+
+def fake_seconds(main: Coroutine[Any, Any, T]) -> tuple[T, float]:
+    """`main`'s result and the fake seconds its waits took (0.0: it never waited on a timer)."""
+
+    async def timed() -> tuple[T, float]:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        result = await main
+        return result, loop.time() - start
+
+    return run_on_fake_clock(timed())
