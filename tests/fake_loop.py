@@ -50,3 +50,19 @@ def fake_seconds(main: Coroutine[Any, Any, T]) -> tuple[T, float]:
         return result, loop.time() - start
 
     return run_on_fake_clock(timed())
+
+
+class TimedWaits:
+    """Wraps a `threading.Event`: every `wait` is made as asked and its timeout recorded, so a test reads how long
+    a server held a reply from what it asked for, not from a stopwatch."""
+
+    def __init__(self, event: Any) -> None:
+        self.event = event
+        self.waits: list[float | None] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout)
+        return bool(self.event.wait(timeout))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.event, name)
