@@ -78,6 +78,22 @@ def model_spec(text: str) -> str:
     return text
 
 
+def priced_spec(text: str) -> str:
+    """A model spec wanted for its prices alone (`plan --model`): checked as `model_spec` checks it, but a
+    provider's model is never built, so a dry estimate for `openai:<id>` needs no openai SDK."""
+    from patterns.specs import ModelSpec, _check_model_id
+
+    try:
+        spec = ModelSpec.parse(text)
+        if spec.provider in ("anthropic", "openai"):
+            _check_model_id(spec)  # the id, never the SDK: nothing is called
+        else:
+            spec.load()  # the simulator's knobs, a cassette's file
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def build_model(spec: str) -> Any:
     """`load_model(spec)`, with a bad spec turned into a `UsageError`."""
     from patterns.specs import load_model

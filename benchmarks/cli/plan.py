@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli._common import UsageError, add_prices_option, apply_prices, model_spec, positive_int
+from benchmarks.cli._common import UsageError, add_prices_option, apply_prices, positive_int, priced_spec
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 
 
@@ -48,7 +48,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="the chance of a right, decisive verdict to plan for (default 0.8)")
     p.add_argument("--max-instances", type=positive_int, default=10000, metavar="N",
                    help="the largest run the search considers (default 10000)")
-    p.add_argument("--model", type=model_spec, default=None, metavar="SPEC",
+    p.add_argument("--model", type=priced_spec, default=None, metavar="SPEC",
                    help="the model whose prices the estimate of the recommended run uses (default: the folder's; "
                    "on sim, its price_as)")
     add_prices_option(p)
