@@ -4,7 +4,6 @@ hand-computed steps, and through the real SDK against a sim server that rate-lim
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import anthropic
 import pytest
@@ -234,77 +233,6 @@ def test_a_429_reply_sets_the_ledger_too() -> None:
         return bound.ledgers["input"].level
 
     assert asyncio.run(run()) == 0.0
-
-
-@pytest.mark.parametrize("sdk", ["anthropic", "openai"])
-def test_a_sweep_at_an_account_s_limits_through_the_sdk_gets_no_429(sdk: str) -> None:
-    """Two trials of two turns, the second turn's prompt three times the first's, go through `BoundedModel` and
-    the real SDK (`anthropic`, or `openai` on the chat-completions path and its `x-ratelimit-*` headers) to a
-    sim server whose account has 240 requests and 60,000 input tokens a minute (4 requests and 1,000 tokens a
-    second) and has nearly used them up: the buckets hold the first turns and no more. A call sent before
-    the buckets hold it is a 429. Paced by the headers, the second turns wait for the refill and none is a 429;
-    the bound before the headers' ledger, which read neither the requests headers nor OpenAI's, sent the second
-    turns at once into the empty requests bucket: one or two 429s in each of three runs.
-
-    The server's buckets and the client's waits share one fake clock (`tests.fake_loop`): it stands still while a
-    request is in flight and jumps to the next timer otherwise, so a loaded machine changes nothing and the
-    waits are checked to the millisecond: the second turns go once the buckets hold them, not before, not later."""
-    from benchmarks.harness.local import BoundedModel
-    from patterns.model import AnthropicModel
-    from patterns.openai_model import OpenAIModel
-    from patterns.retry import retry_after_s
-    from patterns.sim import chat_wire
-    from patterns.sim.server import SimServer
-
-    from .fake_loop import FakeClockLoop
-
-    def counted(server: SimServer, body: dict[str, Any]) -> int:
-        """The server's count of a prompt as this wire delivers it (OpenAI's chat form counts 76 where the Messages
-        API's counts 69: seeded with the latter, the openai run's first turns did not fit, and only the real time
-        between the server's start and the first call refilled the difference)."""
-        return server._prompt_tokens(chat_wire.request(chat_wire.PATH, body) if sdk == "openai" else body) or 0
-
-    def params(turn: int) -> dict[str, Any]:  # a conversation's prompt grows turn by turn
-        return {"max_tokens": 16, "messages": [{"role": "user", "content": "Say hello. " * 20 * (3 if turn else 1)}]}
-
-    sent: list[float] = []  # the fake time each call went (and came back)
-
-    async def sweep(url: str, model: BoundedModel) -> int:
-        async def trial() -> int:
-            tried = 0
-            for turn in (0, 1):
-                while True:
-                    tried += 1
-                    try:
-                        await model.create(**params(turn))
-                        sent.append(asyncio.get_running_loop().time())  # the reply: calls take no fake time
-                        break
-                    except anthropic.RateLimitError as exc:
-                        await asyncio.sleep(retry_after_s(exc) or 0.0)
-            return tried
-
-        try:
-            return sum(await asyncio.gather(*(trial() for _ in range(2))))
-        finally:
-            await model.inner.aclose()
-
-    with SimServer(rate_limit_rpm=240, rate_limit_itpm=60_000) as server:
-        inner = AnthropicModel("claude-sonnet-4-5", base_url=server.url, api_key="sk-ant-test") \
-            if sdk == "anthropic" else OpenAIModel("sim-model", base_url=f"{server.url}/v1", api_key="sk-test")
-        model = BoundedModel(inner, 8)
-        loop = FakeClockLoop(busy=lambda: model.bound.in_flight > 0)
-        server.account.clock = loop.time
-        first, second = (counted(server, {"model": "m", **params(turn)}) for turn in (0, 1))
-        for bucket, level in zip(server.account.buckets.values(), (2.0, 2.0 * first), strict=True):
-            bucket.level, bucket.at = level, 0.0
-        with asyncio.Runner(loop_factory=lambda: loop) as runner:
-            tried = runner.run(sweep(server.url, model))
-        limited, admitted = server.account.limited, server.account.admitted
-    assert admitted == 4 and tried == 4 + limited
-    assert limited == 0, f"{limited} of {tried} calls answered 429"
-    refill = max(2 / 4.0, 2 * second / 1000.0)  # both second turns: two requests at 4/s, their prompts at 1,000/s
-    assert sent[:2] == [0.0, 0.0] and max(sent) >= refill * 0.9  # they waited for (nearly all of) the refill...
-    assert max(sent) <= refill * 1.25 + 0.1  # ...and not much longer than the margins on the estimate ask
 
 
 def test_a_remaining_that_may_have_been_rounded_up_counts_500_less() -> None:

@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from benchmarks.names import PATTERNS
+from benchmarks.report.origin import SIM_NOTE
 
 PATTERN_COLOURS = {
     "single": "#000000",  # black
@@ -74,8 +75,8 @@ def pattern_legend(fig: Any, patterns: Iterable[str], *, lines: bool = False) ->
 
 
 CAVEAT: ContextVar[str | None] = ContextVar("caveat", default=None)  # set by `draw_all` for the whole report
-SIMULATED: ContextVar[bool] = ContextVar("simulated", default=False)  # the run's model is `sim`: every chart says so
-SIM_NOTE = "Simulated model (sim): these figures measure the mechanics, not the quality of any real model."
+SIMULATED: ContextVar[bool] = ContextVar("simulated", default=False)  # figures of the simulator: every chart says so
+NOTE: ContextVar[str] = ContextVar("note", default=SIM_NOTE)  # whose: `sim`, or a replay of its or an oracle's
 
 
 def footnote(fig: Any) -> None:
@@ -86,7 +87,7 @@ def footnote(fig: Any) -> None:
                  "quality (use a real model or a recorded cassette).", fontsize=8, color="#b2182b", ha="left",
                  va="bottom")
     elif SIMULATED.get():
-        fig.text(0.99, 0.005, SIM_NOTE, fontsize=7, color="#555555", ha="right", va="bottom")
+        fig.text(0.99, 0.005, NOTE.get(), fontsize=7, color="#555555", ha="right", va="bottom")
 
 
 def sim_subtitle(fig: Any, title: str) -> float:
@@ -95,7 +96,7 @@ def sim_subtitle(fig: Any, title: str) -> float:
     if CAVEAT.get() or not SIMULATED.get():
         return 0.0
     height = fig.get_size_inches()[1]
-    fig.text(0.5, 1 - (0.42 + 0.2 * title.count("\n")) / height, SIM_NOTE, fontsize=8, color="#555555",
+    fig.text(0.5, 1 - (0.42 + 0.2 * title.count("\n")) / height, NOTE.get(), fontsize=8, color="#555555",
              ha="center", va="top")
     return 0.2
 
