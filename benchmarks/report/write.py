@@ -42,7 +42,8 @@ CAPTIONS = {
             "point."),
     "learning": ("The learning curve", "Drawability (95% CI) against the number of instances the graph is drawn "
                  "from: how many examples it takes before the agent's graph can be drawn. Dotted: the chapter's "
-                 "threshold; dashed: the number of drawing instances the criterion reads."),
+                 "threshold; dashed: the number of drawing instances the criterion reads. Under each d, the unseen "
+                 "instances left to test the graph on: the fewer they are, the wider the interval."),
     "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K, with its "
                "95% interval clustered by instance (an instance's unbiased pass^k is the unit)."),
     "verdict_map": ("The verdict map", "The sweep's verdict at each setting of its one or two axes (task parameters "
