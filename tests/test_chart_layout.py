@@ -7,10 +7,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-from benchmarks.report.charts.style import log_axis, panels, usd  # noqa: E402
+from benchmarks.report.charts.style import log_axis, panels, usd
 
 
 def overlapping(boxes: list[object]) -> list[tuple[int, int]]:
