@@ -4,7 +4,8 @@ One line per call: `{"request": ..., "response": <Message as the API sent it>}` 
 with an SDK API error, `{"request": ..., "error": {...}}`, so a replay re-raises the same SDK
 class (and the retry policy sees the same `retry-after`). Each line also holds the call's
 `latency_s` on the inner model's clock, so a replay reproduces the run's latency in virtual
-time, and the inner model's `price_id`, so a replayed simulated run costs what it cost.
+time, and the inner model's `price_id`, so a replayed simulated run costs what it cost. A scripted recorder (an
+oracle: `examples/oracle.py`) says so in `made_by` on each line; `recorded_by` reads who made the replies.
 
 Secrets never reach the cassette: parameters named like keys or headers are dropped, only the
 retry hints of an error's headers are kept, and every line passes through `redact`.
@@ -63,9 +64,10 @@ def _plain(value: Any) -> Any:
 class RecordingModel:
     """Wraps any model and appends one cassette line per call (appending to an existing file)."""
 
-    def __init__(self, inner: Any, path: str | Path) -> None:
+    def __init__(self, inner: Any, path: str | Path, *, made_by: str | None = None) -> None:
         self.inner = inner
         self.path = Path(path)
+        self.made_by = made_by  # who answers, when the inner model's name would not say (`"oracle"`)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.clock = getattr(inner, "clock", None)
         self.price_id: str | None = getattr(inner, "price_id", None)
@@ -90,10 +92,31 @@ class RecordingModel:
         line["latency_s"] = latency_s
         if self.price_id is not None:
             line["price_id"] = self.price_id
+        if self.made_by is not None:
+            line["made_by"] = self.made_by
         text = redact(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
         with self.path.open("a", encoding="utf-8") as f:
             f.write(text + "\n")
             f.flush()
+
+
+def recorded_by(path: str | Path) -> str | None:
+    """Who made a cassette's replies: the `made_by` its lines name (`oracle`), else `sim` when the simulator sent
+    every reply, else `model:<ids>` (the models that replied); None for a cassette that is not there or unreadable."""
+    made, models = set(), set()
+    try:
+        with Path(path).open(encoding="utf-8") as f:
+            for text in f:
+                line = json.loads(text) if text.strip() else {}
+                made.add(line.get("made_by"))
+                models.add(str((line.get("response") or {}).get("model") or ""))
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return None
+    made.discard(None)
+    models.discard("")
+    if made or not models:
+        return ",".join(sorted(map(str, made))) or None
+    return "sim" if models == {"sim"} else "model:" + ",".join(sorted(models))
 
 
 def _response_record(message: Message) -> dict[str, Any]:

@@ -46,16 +46,16 @@ def finished(out: Path) -> int:
     return sum(p.read_bytes().count(b"\n") for p in journal.paths(out) if p.exists()) if out.exists() else 0
 
 
-def interrupt(proc: subprocess.Popen[str], *, group: bool) -> tuple[int, list[str], float]:
-    t0 = time.monotonic()
+def interrupt(proc: subprocess.Popen[str], *, group: bool) -> tuple[int, list[str]]:
+    """Its exit status and stderr lines; the wait's timeout only keeps a hang from stalling the suite (tests never
+    time a process: a loaded machine is slow, not wrong)."""
     if group:  # Ctrl-C in a terminal: the whole foreground group
         os.killpg(proc.pid, signal.SIGINT)
     else:
         proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=60)
-    waited = time.monotonic() - t0
+    proc.wait(timeout=120)
     assert proc.stderr is not None
-    return proc.returncode, proc.stderr.read().splitlines(), waited
+    return proc.returncode, proc.stderr.read().splitlines()
 
 
 def resume(lines: list[str]) -> None:
@@ -87,9 +87,9 @@ def test_ctrl_c_mid_sweep_exits_130_in_three_lines_and_resume_completes_it(
     deadline = time.monotonic() + 90
     while finished(out) < 20 and time.monotonic() < deadline:
         time.sleep(0.02)
-    status, lines, waited = interrupt(proc, group=group)
+    status, lines = interrupt(proc, group=group)
     assert status == 130, lines
-    assert waited < 10 and len(lines) <= 3, lines
+    assert len(lines) <= 3, lines
     assert lines[0] == f"wva: interrupted: the finished trials are kept in {out}/"
     assert gone(proc.pid), live_members(proc.pid)  # no shard, server or tracker left running
     kept = finished(out)
@@ -106,7 +106,7 @@ def test_ctrl_c_while_the_shards_start_exits_130_without_a_traceback(tmp_path: P
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and len(live_members(proc.pid)) < 3:  # the tracker and the forkserver: starting
         time.sleep(0.005)
-    status, lines, waited = interrupt(proc, group=True)
+    status, lines = interrupt(proc, group=True)
     assert status == 130, lines
-    assert waited < 15 and 1 <= len(lines) <= 3 and lines[0].startswith("wva: interrupted"), lines
+    assert 1 <= len(lines) <= 3 and lines[0].startswith("wva: interrupted"), lines
     assert gone(proc.pid), live_members(proc.pid)

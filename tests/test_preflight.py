@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -57,11 +56,9 @@ def test_no_key_is_exit_2_naming_the_variable_within_seconds_and_nothing_written
     out = tmp_path / "out"
     argv = ["bench", "--model", f"{provider}:model-x", *SMALL, "--out", str(out)] if command == "bench" else \
         ["run", "single", "pipeline", "--model", f"{provider}:model-x"]
-    started = time.monotonic()
     assert main(argv) == 2
     err = one_line(capsys)
-    assert variable in err and time.monotonic() - started < 10
-    assert not out.exists()
+    assert variable in err and not out.exists()  # refused before anything ran (no stopwatch: tests never time)
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
@@ -74,12 +71,11 @@ def test_a_wrong_key_is_exit_2_with_the_providers_message_and_no_secret(
         prefix = provider.upper()
         monkeypatch.setenv(f"{prefix}_BASE_URL", server.url + ("/v1" if provider == "openai" else ""))
         monkeypatch.setenv(f"{prefix}_API_KEY", WRONG)
-        started = time.monotonic()
         code = main(["bench", "--model", f"{provider}:model-x", *SMALL, "--out", str(out)])
         calls = server.model.calls
     err = one_line(capsys)
     assert code == 2 and "401" in err and f"{prefix}_API_KEY" in err and WRONG not in err
-    assert time.monotonic() - started < 10 and calls == 0 and not out.exists()
+    assert calls == 0 and not out.exists()  # the pre-flight's request alone, before any trial
 
 
 def test_a_wrong_base_url_is_exit_2_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],

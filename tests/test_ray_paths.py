@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,11 +68,11 @@ def cluster(_the_only_ray: None, home: Path, tmp_path_factory: pytest.TempPathFa
                 os.kill(pid, signal.SIGKILL)
 
 
-def wva(args: list[str], environ: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
-    t0 = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "benchmarks", *args], cwd=ROOT, env=environ, capture_output=True,
+def wva(args: list[str], environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    # How soon it gives up is checked on a fake clock (tests/test_ray_deadlines.py), never here: a loaded machine
+    # takes longer to start Python and Ray. The timeout only keeps a hang from stalling the suite.
+    return subprocess.run([sys.executable, "-m", "benchmarks", *args], cwd=ROOT, env=environ, capture_output=True,
                           text=True, timeout=240)
-    return done, time.monotonic() - t0
 
 
 def bench(out: Path, address: str) -> list[str]:
@@ -83,7 +82,7 @@ def bench(out: Path, address: str) -> list[str]:
 
 def test_a_relative_task_file_path_works_on_workers_that_run_elsewhere(cluster: str, home: Path,
                                                                      tmp_path: Path) -> None:
-    done, _ = wva(bench(tmp_path / "out", cluster), env(home, RAY_AUTH_MODE="token"))
+    done = wva(bench(tmp_path / "out", cluster), env(home, RAY_AUTH_MODE="token"))
     assert done.returncode == 0, done.stderr
     assert "14 trials (14 run now)" in done.stdout
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
@@ -93,20 +92,19 @@ def test_a_relative_task_file_path_works_on_workers_that_run_elsewhere(cluster: 
 
 @pytest.mark.skipif(not TOKENS, reason="Ray < 2.52 has no token authentication")
 def test_a_missing_token_is_one_line_and_exit_2(cluster: str, home: Path, tmp_path: Path) -> None:
-    done, waited = wva(bench(tmp_path / "out", cluster), env(home))  # RAY_AUTH_MODE unset: no token sent
+    done = wva(bench(tmp_path / "out", cluster), env(home))  # RAY_AUTH_MODE unset: no token sent
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines()[-1].startswith(f"wva: error: the Ray cluster at {cluster} refused this "
                                                    "connection's token: ")
-    assert waited < 30 and not (tmp_path / "out").exists()
+    assert not (tmp_path / "out").exists()
 
 
-def test_an_unreachable_address_fails_within_30_s_with_exit_2_and_writes_nothing(home: Path,
-                                                                                tmp_path: Path) -> None:
+def test_an_unreachable_address_is_one_line_exit_2_and_writes_nothing(home: Path, tmp_path: Path) -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    done, waited = wva(bench(tmp_path / "out", f"127.0.0.1:{port}"), env(home))
-    assert done.returncode == 2 and waited < 30
+    done = wva(bench(tmp_path / "out", f"127.0.0.1:{port}"), env(home))
+    assert done.returncode == 2
     assert done.stderr.splitlines() == [f"wva: error: cannot reach the Ray cluster at 127.0.0.1:{port} (connection "
                                         "refused): is it running? (start one with `ray start --head` and pass the "
                                         "address it prints (HOST:6379))"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from email.utils import formatdate
+from types import SimpleNamespace
 
 import pytest
 
@@ -101,11 +102,11 @@ def test_retry_after_fractional_seconds() -> None:
     assert retry_after_s(api_error(429, headers={"retry-after": "1.5"})) == 1.5
 
 
-def test_retry_after_http_date() -> None:
-    when = formatdate(time.time() + 5, usegmt=True)
-    asked = retry_after_s(api_error(429, headers={"retry-after": when}))
-    assert asked is not None
-    assert 3.5 <= asked <= 5.5  # HTTP dates have whole-second resolution
+def test_retry_after_http_date(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = 1_800_000_000.25  # a fake clock: a loaded machine's delay between the two lines must not count
+    monkeypatch.setattr("patterns.retry.time", SimpleNamespace(time=lambda: now))
+    when = formatdate(now + 5, usegmt=True)  # whole seconds: 5.25 s on, cut to 5
+    assert retry_after_s(api_error(429, headers={"retry-after": when})) == pytest.approx(4.75)
 
 
 def test_retry_after_http_date_in_the_past_is_zero() -> None:

@@ -64,7 +64,8 @@ def test_totals_sum_cost_and_tokens_and_one_unpriced_trial_makes_the_cost_unknow
     assert totals is not None
     assert totals["cost_usd"] is None and totals["priced_cost_usd"] == 1.75 and totals["unpriced_trials"] == 1
     assert totals["total_tokens"] == 75 and totals["grader_cost_usd"] == 0.1 and totals["trials"] == 3
-    assert "cost unknown (1 of 3 trials unpriced" in totals_line("total", totals, "openai:x")
+    assert "cost unknown (1 of 3 trials have no cost: 1 made calls on a model without a price (--prices FILE" in \
+        totals_line("total", totals, "openai:x")
     runs.iloc[:2].to_csv(tmp_path / "runs.csv", index=False)
     line = totals_line("total", run_totals(tmp_path) or {}, "sim")
     assert line.startswith("total: $1.75 modelled, + $0.10 grading for 42 tokens") and "over 2 trials" in line

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from patterns.clock import REAL_CLOCK, VirtualClock
 from patterns.sim import GenericPolicy, Request, SimModel
 from patterns.sim.tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, TOOL_OVERHEAD, TokenCounter, canonical_json
 
+from .fake_loop import fake_seconds
 from .sim_fixtures import ADD, run, tool_round
 
 
@@ -63,18 +63,16 @@ def test_virtual_clock_accrues_modelled_latency_without_waiting() -> None:
         reply = await model.create(messages=[{"role": "user", "content": "hi"}], max_tokens=50)
         return reply, model.clock.now()
 
-    started = time.monotonic()
-    reply, now = run(main())
-    assert time.monotonic() - started < 1.0
+    (reply, now), waited = fake_seconds(main())
+    assert waited == 0.0  # no real waiting: the loop never slept (a fake clock, not a wall-time race)
     assert now == pytest.approx(1000.0 + reply.usage.input_tokens / 100.0 + reply.usage.output_tokens / 10.0)
 
 
 def test_realtime_mode_really_sleeps() -> None:
     model = SimModel(realtime=True, ttft_s=0.15, prefill_tps=1e9, decode_tps=1e9)
     assert model.clock is REAL_CLOCK
-    started = time.monotonic()
-    run(model.create(messages=[{"role": "user", "content": "hi"}], max_tokens=50))
-    assert time.monotonic() - started >= 0.15
+    _, waited = fake_seconds(model.create(messages=[{"role": "user", "content": "hi"}], max_tokens=50))
+    assert waited == pytest.approx(0.15, abs=1e-6)  # it slept on the event loop for the modelled latency
 
 
 @pytest.mark.parametrize("knobs", [

@@ -25,6 +25,8 @@ import pytest
 
 from patterns.sim.server import SimServer
 
+from .fake_loop import TimedWaits
+
 ROOT = Path(__file__).resolve().parent.parent
 BODY = json.dumps({"model": "sim", "max_tokens": 32, "messages": [{"role": "user", "content": "hi"}]}).encode()
 
@@ -77,10 +79,9 @@ def healthy(server: SimServer) -> bool:
 
 
 def test_a_body_over_the_limit_is_a_413_before_the_body_is_read(server: SimServer) -> None:
-    started = time.monotonic()
-    status, body, closed = raw_exchange(server, post_head(str(100 * 1024 * 1024)))  # 100 MB announced, none sent
+    # 100 MB announced and none sent: a server that waited for the body would cut the idle connection, never 413
+    status, body, closed = raw_exchange(server, post_head(str(100 * 1024 * 1024)))
     assert status == 413 and body["error"]["type"] == "request_too_large" and closed
-    assert time.monotonic() - started < 0.5 * 4  # answered at once, not after waiting for the body
     assert healthy(server)
 
 
@@ -162,13 +163,13 @@ def test_300_slow_sockets_are_cut_and_free_their_threads() -> None:
 
 def test_a_client_trickling_a_byte_at_a_time_is_cut_too(server: SimServer) -> None:
     sock = socket.create_connection(address(server), timeout=10)
-    started, sent = time.monotonic(), 0
+    sent = 0
     with pytest.raises(OSError):  # BrokenPipe / ConnectionReset once the server has shut it
         for byte in post_head("1000") * 10:
             sock.send(bytes([byte]))
             sent += 1
             time.sleep(0.05)  # each byte well within any per-read timeout
-    assert time.monotonic() - started < 3.0 and sent < 60
+    assert sent < 60  # cut long before the head was sent (no stopwatch: a slower machine sends fewer bytes)
     sock.close()
 
 
@@ -183,8 +184,9 @@ def test_an_idle_keep_alive_connection_is_closed_after_the_timeout(server: SimSe
 
 def test_a_slow_reply_is_not_cut_by_the_read_timeout() -> None:
     with SimServer(read_timeout_s=0.3, slow_rate=1.0, slow_s=0.8) as slow:
-        started = time.monotonic()
-        assert healthy(slow) and time.monotonic() - started >= 0.8
+        slow._stopping = held = TimedWaits(slow._stopping)  # what the reply was held for (no stopwatch)
+        assert healthy(slow)
+    assert held.waits == [0.8]  # held past the read timeout, and still answered
 
 
 def test_the_options_are_checked() -> None:

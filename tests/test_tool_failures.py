@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
+
+import pytest
 
 from patterns.tools import ToolOutcome, ToolSet, tool
 
+from .fake_loop import fake_seconds
 from .tool_fixtures import run
 
 
@@ -62,9 +64,8 @@ def test_async_tool_timeout_is_an_error() -> None:
         await asyncio.sleep(1.0)
         return "done"
 
-    start = time.monotonic()
-    out = run(ToolSet([slow]), "slow", {})
-    assert time.monotonic() - start < 0.9
+    out, waited = fake_seconds(ToolSet([slow]).execute("slow", {}))
+    assert waited == pytest.approx(0.05)  # stopped at its timeout, on a fake clock: not the tool's 1 s
     assert out.is_error and out.error_type == "ToolTimeout"
     assert out.content == "Error: tool 'slow' timed out after 0.05 s."
 
@@ -78,15 +79,13 @@ def test_sync_tool_timeout_is_an_error() -> None:
         release.wait(1.0)
         return "done"
 
-    async def main() -> tuple[ToolOutcome, float]:
-        start = time.monotonic()
+    async def main() -> ToolOutcome:
         outcome = await ToolSet([slow]).execute("slow", {})
-        elapsed = time.monotonic() - start
         release.set()  # let the worker thread finish so that the loop shuts down at once
-        return outcome, elapsed
+        return outcome
 
-    out, elapsed = asyncio.run(main())
-    assert elapsed < 0.9
+    out, waited = fake_seconds(main())
+    assert waited == pytest.approx(0.05)  # stopped at its timeout, on a fake clock: not the thread's 1 s
     assert out.is_error and out.error_type == "ToolTimeout"
     assert "timed out after 0.05 s" in out.content
 

@@ -31,7 +31,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("pattern", type=design_name, metavar="PATTERN",
                    help=f"one of: {', '.join(PATTERNS)}; or pattern:variant (route:ladder), or file.py:function")
     p.add_argument("task", metavar="TASK", help="a task spec: NAME[:key=value,...]")
-    p.add_argument("--out", type=Path, default=None, metavar="PATH", help="PNG file (default: PATTERN-TASK.png)")
+    p.add_argument("--out", type=Path, default=None, metavar="PATH",
+                   help="PNG file (default: PATTERN-TASK.png in the working directory); the path written is printed")
     return p
 
 
@@ -84,5 +85,5 @@ def run(args: argparse.Namespace) -> int:
     draw(graph, ax, title=f"{args.pattern} on {args.task}")
     write_atomic_bytes(out, lambda f: fig.savefig(f, format="png", dpi=110, bbox_inches="tight"))
     plt.close(fig)
-    print(out)
+    print(out.absolute())  # where it went, whichever folder wva ran from
     return 0

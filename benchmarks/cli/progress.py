@@ -11,7 +11,11 @@ trials end):
   trials run in other processes (`--workers`), from the finished trials' `error_kinds`.
 
 These three are shown only against an account (`anthropic:` and `openai:` models, `account=True`): the
-simulator and a replayed cassette have no limits, and their tokens per minute of wall time mean nothing."""
+simulator and a replayed cassette have no limits, and their tokens per minute of wall time mean nothing.
+
+The ETA is the trials left at the pace trials have finished since the first one did: the time to the first covers
+the start (processes, imports, the first trial's whole latency) and says nothing of the pace, so a line drawn after
+one trial would divide the sweep by it (`ETA 93032s`). Until `ETA_AFTER` more trials have finished it reads `?`."""
 
 from __future__ import annotations
 
@@ -20,11 +24,13 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+ETA_AFTER = 3  # trials finished after the first before the pace is read
+
 
 class Progress:
     def __init__(self, total: int, *, done: int = 0, quiet: bool = False, stream: TextIO | None = None,
                  every_s: float = 5.0, live: Callable[[], dict[str, float] | None] | None = None,
-                 account: bool = False) -> None:
+                 account: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         self.total, self.done, self.errors = total, done, 0
         self.classes: dict[str, int] = {}  # errors by class (benchmarks.harness.error_classes), via `trial`
         self.prompt_tokens, self.rate_limited = 0, 0
@@ -32,21 +38,25 @@ class Progress:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
         self.every_s = every_s
-        self.t0 = self.last = time.monotonic()
+        self.clock = clock
+        self.t0 = self.last = clock()
         self.started_at = done
+        self.first: tuple[float, int] | None = None  # when the first trial of this run finished, and `done` then
         self.live = live  # calls in flight, their bound and the 429s so far, now (`adaptive.live`)
         self.account = account  # the model is an account's, with rate limits: the line says how close it runs
 
     def update(self, failed: bool, row: dict[str, object] | None = None) -> None:
         self.done += 1
         self.errors += int(failed)
+        if self.first is None:
+            self.first = (self.clock(), self.done)
         if row is not None:
             self.prompt_tokens += sum(int(row.get(k) or 0) for k in  # type: ignore[call-overload]
                                       ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
             self.rate_limited += str(row.get("error_kinds") or "").split(";").count("RateLimitError")
         if self.quiet:
             return
-        now = time.monotonic()
+        now = self.clock()
         if self.tty and (now - self.last >= 0.1 or self.done == self.total):
             self.last = now
             self.stream.write("\r" + self.line(now))
@@ -73,14 +83,20 @@ class Progress:
     def line(self, now: float) -> str:
         ran = self.done - self.started_at
         rate = ran / max(now - self.t0, 1e-9)
-        eta = (self.total - self.done) / rate if rate > 0 else float("inf")
+        eta = self.eta(now)
         width = 24
         filled = int(width * self.done / max(self.total, 1))
         bar = "#" * filled + "." * (width - filled)
-        eta_text = f"{eta:4.0f}s" if eta != float("inf") else "   ?"
+        eta_text = f"{eta:4.0f}s" if eta is not None else "   ?"
         split = f" ({', '.join(f'{n} {kind}' for kind, n in sorted(self.classes.items()))})" if self.classes else ""
         return (f"[{bar}] {self.done}/{self.total} trials  {rate:6.1f}/s  ETA {eta_text}  "
                 f"errors {self.errors}{split}{self.limits(now)}")
+
+    def eta(self, now: float) -> float | None:
+        """Seconds left at the pace since the first trial finished; None until that pace has been seen."""
+        if self.first is None or self.done - self.first[1] < ETA_AFTER or now <= self.first[0]:
+            return None
+        return (self.total - self.done) * (now - self.first[0]) / (self.done - self.first[1])
 
     def limits(self, now: float) -> str:
         """Calls in flight and their bound, prompt tokens per minute, 429s: the parts there is data for."""
@@ -100,7 +116,7 @@ class Progress:
         if self.tty:
             self.stream.write("\n")
         else:
-            self.stream.write(self.line(time.monotonic()) + "\n")
+            self.stream.write(self.line(self.clock()) + "\n")
         if self.classes:  # what the two kinds of error mean, once, under the bar that counted them
             from benchmarks.harness.error_classes import MEANING
 

@@ -38,7 +38,9 @@ Per task (the runs' `task` column):
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -278,8 +280,13 @@ def criterion_table(out_dir: str | Path, threshold: float = THRESHOLD, margin: f
 def criterion_file(comparator: str | None) -> str:
     """Where a table with this comparator is written: `criterion.csv` for the default ('declared'), else
     `criterion_<comparator>.csv`, so that criterion.csv — what REPORT.md renders and `load_results` reads —
-    holds the declared comparator's verdicts and never changes under another question (`--comparator drawn`)."""
-    return NAME if comparator in (None, "declared") else f"criterion_{comparator}.csv"
+    holds the declared comparator's verdicts and never changes under another question (`--comparator drawn`). A
+    design file's path (`/a/mine.py:fn`) is cut to `mine.py:fn` plus a digest of the spec, so two never share a file."""
+    if comparator in (None, "declared") or re.fullmatch(r"[\w:=+-][\w.:=+-]*", comparator):
+        return NAME if comparator in (None, "declared") else f"criterion_{comparator}.csv"
+    path, colon, function = comparator.rpartition(":")
+    short = re.sub(r"[^\w.:=+-]+", "_", f"{Path(path).name}{colon}{function}" if path else Path(function).name)
+    return f"criterion_{short.lstrip('.')}-{hashlib.sha256(comparator.encode()).hexdigest()[:8]}.csv"
 
 
 def write_criterion(out_dir: str | Path, df: pd.DataFrame | None = None, name: str = NAME,

@@ -158,9 +158,18 @@ def start(config: Any, plan: Plan, survey: Survey, preflight: dict[str, Any] | N
     doc = manifest(**dict(config.manifest_extra or {}), **settings, started=survey.started, trials_total=len(plan),
                    instances_run={t.label: t.count for t in plan.tasks},
                    dataset_tasks=[t.label for t in plan.tasks if isinstance(t.family, DatasetTask)],
-                   **({"mixed": mix} if mix else {}), **({"preflight": preflight} if preflight else {}))
+                   **({"mixed": mix} if mix else {}), **({"preflight": preflight} if preflight else {}),
+                   **_recording(str(config.model)))
     write_manifest(out, doc)
     return doc
+
+
+def _recording(model: str) -> dict[str, Any]:
+    """For a replayed cassette, who made its replies (`patterns.replay.recorded_by`), for the report to say."""
+    from patterns.replay import recorded_by
+    from patterns.specs import ModelSpec, provider_of
+
+    return {"recorded_by": recorded_by(ModelSpec.parse(model).target)} if provider_of(model) == "replay" else {}
 
 
 def _labels(out: Path, plan: Plan) -> list[str]:

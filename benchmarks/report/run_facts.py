@@ -11,15 +11,16 @@ from benchmarks.harness.error_classes import AS_DESIGNED, INFRASTRUCTURE, MEANIN
 from benchmarks.harness.totals import run_totals, totals_line
 
 
-def totals_section(out: Path, model: str | None) -> list[str]:
-    """The run's total modelled (or billed) cost and tokens, and its drawn phase's: what a real model would need."""
+def totals_section(out: Path, model: str | None, modelled: bool | None = None) -> list[str]:
+    """The run's total modelled (or billed) cost and tokens, and its drawn phase's: what a real model would need.
+    `modelled`: the costs are the simulator's (`origin.Origin.modelled`; default: a `sim` model's)."""
     main, drawn = run_totals(out), run_totals(out / "drawn")
     if main is None:
         return []
     lines = ["## What the run cost", "", f"- {totals_line('All trials', main, model)}."]
     if drawn is not None:
         lines.append(f"- {totals_line('The drawn phase (`drawn/`)', drawn, model)}.")
-    simulated = str(model or "").split(":", 1)[0] in ("sim", "replay")
+    simulated = str(model or "").split(":", 1)[0] == "sim" if modelled is None else modelled
     lines += ["", ("These are the costs the simulator models" if simulated else "These are the calls' costs") +
               " at the table's prices (`patterns/prices.json`, plus `--prices FILE`)" +
               (": the number to budget before pointing the same sweep at a real model." if simulated else "."), ""]

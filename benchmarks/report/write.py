@@ -19,8 +19,8 @@ from benchmarks.criterion.verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 from benchmarks.harness.atomic import write_text_atomic
 from benchmarks.names import DRAWN
 from benchmarks.report.cache_costs import cache_section
+from benchmarks.report.origin import origin_of
 from benchmarks.report.run_facts import batch_note, errors_section, totals_section
-from patterns.specs import provider_of
 
 NAME = "REPORT.md"
 CAPTIONS = {
@@ -42,7 +42,8 @@ CAPTIONS = {
             "point."),
     "learning": ("The learning curve", "Drawability (95% CI) against the number of instances the graph is drawn "
                  "from: how many examples it takes before the agent's graph can be drawn. Dotted: the chapter's "
-                 "threshold; dashed: the number of drawing instances the criterion reads."),
+                 "threshold; dashed: the number of drawing instances the criterion reads. Under each d, the unseen "
+                 "instances left to test the graph on: the fewer they are, the wider the interval."),
     "pass_k": ("pass^k", "The chance that k repeated trials of the same instance all succeed, k = 1…K, with its "
                "95% interval clustered by instance (an instance's unbiased pass^k is the unit)."),
     "verdict_map": ("The verdict map", "The sweep's verdict at each setting of its one or two axes (task parameters "
@@ -63,13 +64,7 @@ def model_paragraph(manifest: dict[str, Any], runs: pd.DataFrame) -> str:
     text = (f"**Data.** Every number below was produced by the model `{model}` (seed {', '.join(seeds)}): "
             f"{runs['task'].nunique()} task(s), {runs['pattern'].nunique()} patterns, {counts_text(runs)}, "
             f"{len(runs)} trials in all, finished {when}{commit}.")
-    if provider_of(models[0]) == "sim":
-        text += (" `sim` is the embedded simulated model, a measuring instrument and not a language model: these "
-                 "figures measure the **mechanics** — how cost, latency and success respond to a task's shape and to "
-                 "a set per-decision error rate — **not the quality of any real model**. Re-run with "
-                 "`--model anthropic:<model-id>` to measure one.")
-    elif provider_of(models[0]) == "replay":
-        text += " The replies were replayed from a recorded cassette (a real model's run, re-analysed offline)."
+    text += origin_of(runs, manifest).sentence  # the simulator, a replay (of whose recording?) or a real model
     text += batch_note(manifest)  # --message-batches: latency is queue time
     caveat = sim_caveat(sim_dataset_tasks(runs, manifest))
     if caveat:
@@ -254,7 +249,7 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
     if sweep is not None:
         parts.append(sweep_section(sweep))
     parts += errors_section(runs)  # why trials ended in error: as designed, or infrastructure
-    parts += totals_section(out, manifest.get("model"))  # the run's total cost and tokens
+    parts += totals_section(out, manifest.get("model"), origin_of(runs, manifest).modelled)  # cost and tokens
     parts.append(cache_section(runs, manifest))  # cost with and without prompt caching
     parts += ["## Charts", ""]
     for key, path in charts.items():

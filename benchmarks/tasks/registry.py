@@ -34,7 +34,22 @@ from typing import Any
 from benchmarks.names import DEFAULT_TASKS, EXTRA_TASKS
 from benchmarks.tasks.base import REQUIRED
 
-BUILTIN = {name: f"benchmarks.tasks.{name}:{name.capitalize()}" for name in (*DEFAULT_TASKS, *EXTRA_TASKS)}
+
+# A built-in name may carry parameters (`explore:readable=true`): its module is the family's, without them.
+def _module_path(name: str) -> str:
+    family = name.split(":")[0]
+    return f"benchmarks.tasks.{family}:{family.capitalize()}"
+
+
+BUILTIN = {name: _module_path(name) for name in (*DEFAULT_TASKS, *EXTRA_TASKS)}
+# What each name outside the default run is, for the messages that list the names.
+EXTRA_MEANING = {"walks": "agent walks of known drawability, for checking the measure; not in the default run"}
+
+
+def known_tasks() -> str:
+    """The built-in names as a refusal lists them, each one outside the default run said what it is."""
+    extras = "; ".join(f"{name} ({EXTRA_MEANING.get(name, 'not in the default run')})" for name in EXTRA_TASKS)
+    return f"the default run's {', '.join(DEFAULT_TASKS)}; {extras}"
 
 
 _PARAM = re.compile(r"\s*[A-Za-z_]\w*\s*=")
@@ -60,10 +75,10 @@ def split_task_list(text: str) -> list[str]:
             specs.append(piece)
         else:
             raise ValueError(f"ambiguous task list {text!r}: {piece!r} after {specs[-1]!r} is neither a "
-                             f"key=value parameter nor a task ({', '.join(BUILTIN)}, module.path:Class or a "
+                             f"key=value parameter nor a task ({known_tasks()}; module.path:Class or a "
                              ".toml file); separate tasks with ';'")
     if not specs:
-        raise ValueError(f"no task in {text!r}: choose from {', '.join(BUILTIN)}")
+        raise ValueError(f"no task in {text!r}: choose from {known_tasks()}")
     return specs
 
 
@@ -134,7 +149,7 @@ def _import_module(module_name: str) -> ModuleType:
 def family_class(head: str) -> type:
     path = BUILTIN.get(head, head if ":" in head else None)
     if path is None:
-        raise ValueError(f"unknown task {head!r}: choose from {', '.join(BUILTIN)} or give module.path:Class")
+        raise ValueError(f"unknown task {head!r}: choose from {known_tasks()}; or give module.path:Class")
     module_name, _, class_name = path.rpartition(":")
     try:
         module = _import_module(module_name)
@@ -154,7 +169,7 @@ def family_class(head: str) -> type:
 def load_task(spec: str) -> Any:
     """A family instance from a task spec; every problem is a one-line ValueError."""
     if not spec or not spec.strip():
-        raise ValueError(f"empty task spec: choose from {', '.join(BUILTIN)}")
+        raise ValueError(f"empty task spec: choose from {known_tasks()}")
     head, raw = _split(spec)
     if head.lower().endswith(".toml"):
         from benchmarks.tasks.dataset import DatasetTask  # only a task file pays for reading one

@@ -88,7 +88,8 @@ class OracleRecorder:
         self.price_id = self.sim.price_id
 
     def fork(self, stream: str) -> Any:
-        return RecordingModel(self.sim.fork(stream), self.path)  # no `policy` attribute: the bench keeps Oracle
+        # no `policy` attribute: the bench keeps Oracle; `made_by` marks its replies as a script's, not a model's
+        return RecordingModel(self.sim.fork(stream), self.path, made_by="oracle")
 
 
 def record(cassette: Path, instances: int = 30) -> Any:

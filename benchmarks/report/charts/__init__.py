@@ -21,15 +21,16 @@ def draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFrame
     """Every chart, keyed by a short name (`cost`, `latency`, …, `graph:<task>`), in reading order.
 
     `caveat`, when given, is printed under every chart (the simulator on a user's own dataset); otherwise a run
-    on the simulated model says so under every chart."""
-    from benchmarks.report.charts.style import CAVEAT, SIMULATED
-    from patterns.specs import provider_of
+    on the simulator (or a replay of its or an oracle's recording) says so under every chart."""
+    from benchmarks.report.charts.style import CAVEAT, NOTE, SIMULATED
+    from benchmarks.report.origin import origin_of
 
-    token = CAVEAT.set(caveat)
-    simulated = SIMULATED.set("model" in runs and bool((runs["model"].astype(str).map(provider_of) == "sim").any()))
+    note = origin_of(runs, manifest).chart_note  # the simulator, or a replay of its or an oracle's recording
+    token, simulated, noted = CAVEAT.set(caveat), SIMULATED.set(note is not None), NOTE.set(note or "")
     try:
         return _draw_all(out, runs, events, criterion, manifest, sweep)
     finally:
+        NOTE.reset(noted)
         SIMULATED.reset(simulated)
         CAVEAT.reset(token)
 

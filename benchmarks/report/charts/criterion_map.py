@@ -27,7 +27,9 @@ VERDICT_COLOURS = {"workflow": PATTERN_COLOURS["chain"], "agent": PATTERN_COLOUR
 EXPECT_WORKFLOW, EXPECT_AGENT = "#DCEBF7", "#FBE3D3"  # pale blue / pale vermillion
 # where a label may sit relative to its point (offset in points, alignment), tried in this order
 OFFSETS = [((10, 8), "left"), ((-10, 8), "right"), ((10, -16), "left"), ((-10, -16), "right"),
-           ((0, 16), "center"), ((0, -26), "center"), ((14, -4), "left"), ((-14, -4), "right")]
+           ((0, 16), "center"), ((0, -26), "center"), ((14, -4), "left"), ((-14, -4), "right"),
+           ((22, 18), "left"), ((-22, 18), "right"), ((22, -28), "left"), ((-22, -28), "right"),
+           ((0, 30), "center"), ((0, -40), "center")]
 
 
 @dataclass
@@ -94,18 +96,28 @@ def _label(ax: Any, p: Point, offset: tuple[int, int], ha: str) -> Any:
                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
 
 
+def _obstacles(ax: Any, p: Point, px: float) -> list[tuple[float, ...]]:
+    """A point's marker and its two error bars (caps included), in display pixels: no label may sit on them."""
+    x, y = ax.transData.transform((p.x, p.y))
+    r, cap = np.sqrt(p.area) / 2 * px, 4 * px
+    boxes = [(x - r, y - r, x + r, y + r)]
+    if not np.isnan(p.low):
+        (_, y0), (_, y1) = ax.transData.transform([(p.x, p.low), (p.x, p.high)])
+        boxes.append((x - cap, min(y0, y1), x + cap, max(y0, y1)))
+    if not np.isnan(p.x_low):
+        (x0, _), (x1, _) = ax.transData.transform([(p.x_low, p.y), (p.x_high, p.y)])
+        boxes.append((min(x0, x1), y - cap, max(x0, x1), y + cap))
+    return boxes
+
+
 def place_labels(ax: Any, pts: list[Point]) -> None:
     """Greedy: each label takes the first offset whose box — measured as drawn, its white pad included — hits
-    no earlier label, marker or the axes edge; where every offset hits something, the one inside the axes that
-    hits the fewest (a label cut by the edge is unreadable)."""
+    no earlier label, marker, error bar or the axes edge; where every offset hits something, the one inside the
+    axes that hits the fewest (a label cut by the edge is unreadable)."""
     px = ax.figure.dpi / 72
     renderer = ax.figure.canvas.get_renderer()
     frame = ax.get_window_extent(renderer)
-    taken = []
-    for p in pts:
-        x, y = ax.transData.transform((p.x, p.y))
-        r = np.sqrt(p.area) / 2 * px
-        taken.append((x - r, y - r, x + r, y + r))
+    taken = [box for p in pts for box in _obstacles(ax, p, px)]
     for p in sorted(pts, key=lambda q: (q.x, q.y)):
         hits: dict[tuple[tuple[int, int], str], int] = {}  # offsets inside the axes -> labels and markers hit
         boxes = {}
@@ -157,11 +169,14 @@ def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None
                   f"threshold {threshold:g}")
     ax.set_ylabel("agent − comparator workflow success (the interval the verdict read, by instance)")
     ax.grid(True, alpha=0.25)
-    verdicts = [Patch(facecolor=c, edgecolor="black", label=f"verdict: {v}") for v, c in VERDICT_COLOURS.items()]
+    present = {p.colour for p in pts}  # the legend names what the map shows, nothing more
+    verdicts = [Patch(facecolor=c, edgecolor="black", label=f"verdict: {v}") for v, c in VERDICT_COLOURS.items()
+                if c in present]
     sizes = [Line2D([], [], marker="o", linestyle="none", markerfacecolor="white", markeredgecolor="black",
                     markersize=np.sqrt(_area(r)), label=f"area: cost ratio {r:g}") for r in (0.25, 1.0, 2.0)]
     shapes = [Line2D([], [], marker="o", linestyle="none", color="black", label="task"),
-              Line2D([], [], marker="D", linestyle=":", color="#777777", label="sweep setting")]
+              Line2D([], [], marker="D", linestyle=":", color="#777777", label="sweep setting")] \
+        if sweep_pts else []  # one kind of point needs no key
     ax.legend(handles=verdicts + sizes + shapes, loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8,
               frameon=False, labelspacing=1.2, title="cost ratio = workflow / agent", title_fontsize=8)
     fig.suptitle(" ", fontsize=12)  # the geometry `finish` will give, first: labels are placed in pixels

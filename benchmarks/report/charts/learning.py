@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import FixedFormatter, FixedLocator, NullFormatter
+from matplotlib.transforms import blended_transform_factory
 
 from benchmarks.criterion.drawability import THRESHOLD, D, Drawability
 from benchmarks.report.charts.style import finish, short_task
@@ -22,26 +24,43 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 
 
 def learning_chart(curves: Mapping[str, Sequence[Drawability]], out: Path) -> Path:
-    """`curves`: task -> its learning curve (`drawability.learning_curve`), drawn in the given order."""
-    fig, ax = plt.subplots(figsize=(9, 5.2))
+    """`curves`: task -> its learning curve (`drawability.learning_curve`), drawn in the given order. The reference
+    lines' labels sit outside the plot (the threshold's in the right margin, d's above the top), where no curve can
+    run under them; each d's tick says how many unseen instances were left to test on, which is why the bars widen
+    to the right."""
+    fig, ax = plt.subplots(figsize=(9, 5.8))
+    unseen: dict[int, set[int]] = {}
     for k, (task, curve) in enumerate(curves.items()):
         points = [c for c in curve if c.value == c.value]  # NaN: too few instances at that d
         if not points:
             continue
+        for c in points:
+            unseen.setdefault(c.d, set()).add(c.instances - c.d)
         xs, ys = [c.d for c in points], [c.value for c in points]
         err = [[max(0.0, c.value - c.low) for c in points], [max(0.0, c.high - c.value) for c in points]]
         ax.errorbar(xs, ys, yerr=err, marker="o", markersize=4, capsize=3, linewidth=1.4,
                     color=COLOURS[k % len(COLOURS)], label=short_task(task))
+    edge = blended_transform_factory(ax.transAxes, ax.transData)
     ax.axhline(THRESHOLD, color="#444444", linestyle=":", linewidth=1)
+    ax.text(1.01, THRESHOLD, f"threshold\n{THRESHOLD:g}", transform=edge, fontsize=8, va="center", color="#444444")
     ax.axvline(D, color="#444444", linestyle="--", linewidth=1)
-    ax.text(D, 0.02, f"  d = {D}: the criterion's drawability", fontsize=8, va="bottom", color="#444444")
-    ax.text(1, THRESHOLD, f"threshold {THRESHOLD:g}", fontsize=8, va="bottom", color="#444444")
+    ax.text(D, 1.01, f"d = {D}: the criterion's drawability", transform=blended_transform_factory(
+        ax.transData, ax.transAxes), fontsize=8, ha="center", va="bottom", color="#444444")
     ax.set_xscale("log")
+    ds = sorted(unseen)
+    ax.xaxis.set_major_locator(FixedLocator(ds))
+    ax.xaxis.set_major_formatter(FixedFormatter([f"{d}\n{_span(unseen[d])} unseen" for d in ds]))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.tick_params(axis="x", labelsize=8)
     ax.set_ylim(0, 1.03)
-    ax.set_xlabel("instances the graph is drawn from (d, log scale)")
+    ax.set_xlabel("instances the graph is drawn from (d, log scale); under each, the unseen instances left to test\n"
+                  "it on: the fewer they are, the wider the interval (at the largest d, a few are left)")
     ax.set_ylabel("drawability: share of unseen instances' walks covered (95% CI)")
     ax.grid(True, alpha=0.25)
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
-    fig.tight_layout()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.24), ncol=4, fontsize=8, frameon=False)
     return finish(fig, "The learning curve: how many examples before the agent's graph can be drawn?", out / CURVE,
-                  legend_in=0.0)
+                  legend_in=0.1)
+
+
+def _span(values: set[int]) -> str:
+    return f"{min(values)}" if len(values) == 1 else f"{min(values)}–{max(values)}"

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from benchmarks.names import PATTERNS
+from benchmarks.report.origin import SIM_NOTE
 
 PATTERN_COLOURS = {
     "single": "#000000",  # black
@@ -74,8 +76,8 @@ def pattern_legend(fig: Any, patterns: Iterable[str], *, lines: bool = False) ->
 
 
 CAVEAT: ContextVar[str | None] = ContextVar("caveat", default=None)  # set by `draw_all` for the whole report
-SIMULATED: ContextVar[bool] = ContextVar("simulated", default=False)  # the run's model is `sim`: every chart says so
-SIM_NOTE = "Simulated model (sim): these figures measure the mechanics, not the quality of any real model."
+SIMULATED: ContextVar[bool] = ContextVar("simulated", default=False)  # figures of the simulator: every chart says so
+NOTE: ContextVar[str] = ContextVar("note", default=SIM_NOTE)  # whose: `sim`, or a replay of its or an oracle's
 
 
 def footnote(fig: Any) -> None:
@@ -86,7 +88,7 @@ def footnote(fig: Any) -> None:
                  "quality (use a real model or a recorded cassette).", fontsize=8, color="#b2182b", ha="left",
                  va="bottom")
     elif SIMULATED.get():
-        fig.text(0.99, 0.005, SIM_NOTE, fontsize=7, color="#555555", ha="right", va="bottom")
+        fig.text(0.99, 0.005, NOTE.get(), fontsize=7, color="#555555", ha="right", va="bottom")
 
 
 def sim_subtitle(fig: Any, title: str) -> float:
@@ -95,7 +97,7 @@ def sim_subtitle(fig: Any, title: str) -> float:
     if CAVEAT.get() or not SIMULATED.get():
         return 0.0
     height = fig.get_size_inches()[1]
-    fig.text(0.5, 1 - (0.42 + 0.2 * title.count("\n")) / height, SIM_NOTE, fontsize=8, color="#555555",
+    fig.text(0.5, 1 - (0.42 + 0.2 * title.count("\n")) / height, NOTE.get(), fontsize=8, color="#555555",
              ha="center", va="top")
     return 0.2
 
@@ -125,12 +127,32 @@ def log_axis(ax: Any, values: Iterable[float], fmt: Any) -> None:
     lo, hi = min(vals) / 1.6, max(vals) * 1.6
     ticks = [m * 10.0**e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
              for m in (1, 2, 5) if lo <= m * 10.0**e <= hi]
-    if len(ticks) > 7:  # several decades: the decades alone
-        ticks = [t for t in ticks if f"{t:.0e}".startswith("1")]
     ax.set_xlim(lo, hi)
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_locator(FixedLocator(fitting_ticks(ax, ticks, fmt, lo, hi)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt(v)))
     ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def fitting_ticks(ax: Any, ticks: list[float], fmt: Any, lo: float, hi: float) -> list[float]:
+    """The most of the 1-2-5 ticks whose labels fit side by side in the axes' width: all of them, else the 1s and 5s,
+    else the decades, else every other decade (a label's width is estimated from its characters at the tick font)."""
+    points = ax.get_position().width * ax.figure.get_figwidth() * 72
+    size = FontProperties(size=plt.rcParams["xtick.labelsize"]).get_size_in_points()
+    span = math.log10(hi) - math.log10(lo)
+
+    def fits(chosen: list[float]) -> bool:
+        at = [(math.log10(t) - math.log10(lo)) / span * points for t in chosen]
+        half = [sum(0.15 if c in ".," else 0.32 for c in fmt(t)) * size for t in chosen]  # digits 0.64 em, dots 0.3
+        return all(at[i + 1] - at[i] >= half[i] + half[i + 1] + 0.3 * size for i in range(len(chosen) - 1))
+
+    def lead(t: float) -> int:
+        return round(t / 10.0 ** math.floor(math.log10(t) + 1e-9))
+
+    decades = [t for t in ticks if lead(t) == 1]
+    for chosen in (ticks, [t for t in ticks if lead(t) in (1, 5)], decades, decades[::2]):
+        if len(chosen) >= 2 and fits(chosen):
+            return chosen
+    return decades[::2] or ticks[:1]
 
 
 def usd(v: float) -> str:
