@@ -86,6 +86,8 @@ def with_rows_for(df: pd.DataFrame, missing: list[str], reasons: dict[str, str])
     """`df` and a row per task of `missing`: withheld with its reason, nothing measured (no trial counted)."""
     if not missing:
         return df
-    rows = pd.DataFrame([{"task": t, "verdict": WITHHELD, "reason": reasons[t], "note": reasons[t]} for t in missing],
-                        columns=df.columns).astype(object)
+    blank = {c: "" for c in ("comparator", "chapter_prediction") if c in df} | \
+        {c: 0 for c in ("agent_runs", "workflow_runs") if c in df}  # no trial counted
+    rows = pd.DataFrame([{**blank, "task": t, "verdict": WITHHELD, "reason": reasons[t], "note": reasons[t]}
+                         for t in missing], columns=df.columns).astype(object)
     return pd.concat([df.astype(object), rows], ignore_index=True) if len(df) else rows
