@@ -95,7 +95,9 @@ def kept_category(first: str, lookups: list[tuple[str, str]]) -> str:
 
 
 def categories_now(state: str) -> dict[int, str]:
-    """Every question's kept category (`kept_category`), read from the state's kept line and transcript."""
+    """Every question's kept category (`kept_category`), read from the state's kept line and transcript (the
+    lookups code wrote, above any reply: a model's reply never moves a category)."""
+    state = state.split(f"\n\n{st.REPLY_SO_FAR}\n", 1)[0]
     first = first_categories(state)
     lines = [line.split(" ", 2) for line in transcript(state)]
     numbers = set(first) | {int(n) for n, _, _ in lines}
