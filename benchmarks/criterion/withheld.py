@@ -60,8 +60,11 @@ CLEARED = ("agrees", "stability", "seed_agreement", "stable", "claim_p", "family
 
 def withhold(df: pd.DataFrame, tasks: dict[str, str] | list[str]) -> pd.DataFrame:
     """`df` with every row of `tasks` given no verdict (module docstring) and the reason (a list: `REASON`), and
-    none of the readings of a verdict (stability, the familywise one); other rows unchanged."""
+    none of the readings of a verdict (stability, the familywise one); other rows unchanged. A task of `tasks` with
+    no row (every one of its trials was refused, so none was counted) gets one: its name, `withheld` and the reason,
+    every figure blank, so the task never disappears from criterion.csv."""
     reasons = tasks if isinstance(tasks, dict) else dict.fromkeys(tasks, REASON)
+    df = with_rows_for(df, [t for t in reasons if t not in set(df["task"].astype(str))], reasons)
     compared = df["comparator"].fillna("").astype(str) != "" if "comparator" in df else True
     refusals = df["task"].astype(str).map(reasons).fillna(REASON) != REASON
     rows = df["task"].astype(str).isin(reasons) & df["verdict"].isin(("workflow", "agent", "either", "inconclusive")) \
@@ -77,3 +80,14 @@ def withhold(df: pd.DataFrame, tasks: dict[str, str] | list[str]) -> pd.DataFram
         out[column] = out[column].astype(object)
         out.loc[rows, column] = pd.NA
     return out
+
+
+def with_rows_for(df: pd.DataFrame, missing: list[str], reasons: dict[str, str]) -> pd.DataFrame:
+    """`df` and a row per task of `missing`: withheld with its reason, nothing measured (no trial counted)."""
+    if not missing:
+        return df
+    blank = {c: "" for c in ("comparator", "chapter_prediction") if c in df} | \
+        {c: 0 for c in ("agent_runs", "workflow_runs") if c in df}  # no trial counted
+    rows = pd.DataFrame([{**blank, "task": t, "verdict": WITHHELD, "reason": reasons[t], "note": reasons[t]}
+                         for t in missing], columns=df.columns).astype(object)
+    return pd.concat([df.astype(object), rows], ignore_index=True) if len(df) else rows

@@ -75,7 +75,7 @@ def whole(text: str, limit: int = DETAIL_CHARS) -> str:
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
-    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "…"
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:…") + "…"  # one "…" when a cut part is cut again
 
 
 def describe(entry: str, exc: BaseException) -> str:

@@ -212,8 +212,9 @@ def _scorer_failed(row: dict[str, Any], exc: Exception) -> dict[str, Any]:
     """The run's row with its score missing and the scorer's error beside the run's own."""
     entry = code_errors.kind(code_errors.SCORER_ERROR, exc)
     detail = "; ".join(filter(None, (code_errors.describe(entry, exc), row["detail"])))
-    return {**row, "success": False, "score": None, "errors": row["errors"] + 1,
-            "error_kinds": ";".join(filter(None, (row["error_kinds"], entry))), "detail": redact(detail)[:300]}
+    return {**row, "success": False, "score": None, "errors": row["errors"] + 1,  # joined, cut again at a word
+            "error_kinds": ";".join(filter(None, (row["error_kinds"], entry))),
+            "detail": code_errors.whole(redact(detail))}
 
 
 def _crash_row(spec: TrialSpec, model: Any, exc: Exception, wall: float) -> dict[str, Any]:

@@ -16,14 +16,11 @@ from benchmarks.tasks.variants import design_for
 from patterns.result import Result, Terminal
 from patterns.sim import SimModel
 from patterns.sync import run_sync
-from patterns.workflows import AgentLike, Route, run_workflow
+from patterns.workflows import Route, run_workflow
 
 from .forcing import ForcedPolicy, within
 
 WORK = Path(".")
-# issue 41: the per-question route lets the model name 1 of 4 lookups per question on its retry loop, seeing what its
-# picks answered: agent-like by the one definition (patterns.workflows.choices), refused when built, until redesigned
-REFUSED = pytest.mark.xfail(raises=AgentLike, strict=True, reason="route:each is agent-like (issue 41)")
 
 
 def run(family: Support, pattern: str, instance: Instance, model: Any) -> tuple[Result, float]:
@@ -52,10 +49,6 @@ def test_two_question_tickets_defeat_only_the_designs_with_one_label_per_ticket(
     """The plain route, and evaluate_optimize (routed on the ticket so that its loop offers one lookup, not
     four: patterns.workflows.choices), answer one question of two."""
     family = Support(issues="2", distractors=1, plain=plain)
-    if (pattern, plain) == ("route", False):  # the declared route for several questions is route:each
-        with pytest.raises(AgentLike, match="agent-like: at step 'each:by category'"):
-            family.design("route", family.environment(family.instances(1, 2)[0], WORK))
-        return
     one_label = (pattern, plain) == ("route", True) or pattern == "evaluate_optimize"
     for instance in family.instances(6, seed=2):
         result, score = run(family, pattern, instance, SimModel(policy=family.policy()))
@@ -102,12 +95,12 @@ def test_error_rate_lowers_success_for_every_pattern() -> None:
     ("agent", {"distractors": 0}, {1, 3, 5}, 0.0),  # a typo, and both retries wrong: the bound is reached
     ("single", {"distractors": 0}, {1}, 0.0),  # one round: the error is all it has
     # the per-question route retries the failed lookup, as the agent does
-    pytest.param("route:each", {"distractors": 0}, {1}, 1.0, marks=REFUSED),
-    pytest.param("route:each", {"distractors": 0}, {0}, 1.0, marks=REFUSED),  # ... and the wrong category's lookup
+    ("route:each", {"distractors": 0}, {1}, 1.0),
+    ("route:each", {"distractors": 0}, {0}, 1.0),  # ... and the wrong category's lookup
     # its check flags the wrong id's answer; the next attempt fixes it
-    pytest.param("route:each", {"distractors": 1}, {1}, 1.0, marks=REFUSED),
-    pytest.param("route:each", {"distractors": 1}, {1, 3}, 0.0, marks=REFUSED),  # ... unless that judgement is wrong
-    pytest.param("route:each", {"distractors": 0}, {1, 3, 5}, 0.0, marks=REFUSED),  # the same bound as the agent's
+    ("route:each", {"distractors": 1}, {1}, 1.0),
+    ("route:each", {"distractors": 1}, {1, 3}, 0.0),  # ... unless that judgement is wrong
+    ("route:each", {"distractors": 0}, {1, 3, 5}, 0.0),  # the same bound as the agent's
     ("route", {"distractors": 0, "plain": True}, {1}, 0.0),  # the plain handler's one round, likewise
     ("route", {"distractors": 0, "plain": True}, {0}, 0.0),  # the wrong handler has no id of its kind to look up
     ("evaluate_optimize", {"distractors": 1}, {1}, 1.0),  # the evaluator sees the answer is about another id

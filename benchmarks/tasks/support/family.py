@@ -124,8 +124,8 @@ class Support(FamilyBase):
     The declared `route` is the strongest route found (`docs/designs.md`): for one-question tickets (the
     default) the triage ladder (`ladder`, `route:ladder`): classify once, then that category's handler (code
     writes the reply from its lookup) and a check; on a FAIL, in code, the handler again (3 tries), then the
-    next category; for several questions, each classified and looked up in code with the agent's retries and
-    check (`comparator`, `route:each`). `route:plain` (or `plain=true`): the textbook route, one label, one handler.
+    next category; for several questions, each classified once, its category kept (and climbed) in code, with the
+    agent's retries and check (`comparator`, `route:each`). `route:plain` (or `plain=true`): the textbook route.
 
     Capabilities (the same instruction gets the same behaviour in any design; what each use costs):
 
@@ -133,9 +133,9 @@ class Support(FamilyBase):
     |---|---|---|---|---|
     | plan lookups | a ticket, tools; "Classify each question" | 1st turn | 1st classify | 2 decisions/question |
     | look up as a handler | "You handle <category> tickets" | — | a ladder rung | 1 decision (argument) |
-    | retry a lookup | "If a lookup fails, ... try again", an error | next turn | next rung | 2 decisions |
+    | retry a lookup | "If a lookup fails, ... try again", an error | next turn | next rung | 2 (1: category kept) |
     | check the reply | "Before you answer, check ..."; "Review this reply" | answering turn | check | 1 judgement |
-    | act on a doubt | its own doubt; a FAIL note naming a question | same turn | next rung | 2 decisions |
+    | act on a doubt | its own doubt; a FAIL note naming a question | same turn | next rung | 2 (1: category kept) |
     | quote the facts | writing the reply from lookups | answering turn | code | 1 decision/question |
 
     Planning decides each question's category and argument (crowded); a retry never repeats a call already
@@ -145,7 +145,7 @@ class Support(FamilyBase):
 
     | decision | designs | cause |
     |---|---|---|
-    | `support|argument` | route, route:ladder, route:plain, evaluate_optimize | a handler knows its category: fair |
+    | `support|argument` | route, route:each, route:ladder, route:plain, evaluate_optimize | category known: fair |
     | `support|category` | agent, single, chain, orchestrate, route:each | crowding: 2 decisions/question a reply |
 
     A handler knows its category because the route told it: the classifier decided it, charged once as
@@ -265,8 +265,8 @@ class Support(FamilyBase):
     def design_evaluate_optimize(self, env: Environment) -> Route:
         """The ticket routed on its input (a routing table: no tool has answered yet), then, per category, a
         generator offered only that category's lookup and a reviewer, up to 3 rounds. A generator offered all
-        four lookups round after round would be the model picking among four tools after a tool has answered:
-        an agent, refused as a workflow (`patterns.workflows.choices`). One category per ticket, as the plain
+        four lookups round after round would be the model picking 1 of 4 again on a loop, after its pick answered:
+        an agent, refused as a workflow (docs/drawability.md, `patterns.workflows.choices`). One category, as the plain
         route: a ticket of several questions gets the first category's answer only."""
         evaluator = LLM("evaluate", f"{st.MARK} {st.EVALUATE}: reply PASS if it answers every question in the ticket "
                         "with a looked-up fact for the identifier the customer gave; otherwise reply FAIL: and say "

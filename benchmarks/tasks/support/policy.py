@@ -27,6 +27,9 @@ Instructions any design can send, each with the same cost wherever it is sent:
   FAIL note an evaluator would write;
 - a FAIL note in view (a reviewer's, or a step's own check): a planning step plans the question it
   names again, like a retry (its two decisions, avoiding the calls tried).
+- `ARGUMENTS` ("Each question keeps its category; write the arguments of its next lookup", with
+  `Question n: category (tool)` lines): the same questions as a planning step, the argument only decided
+  for each (`argument|<sentence>`), in the category given; like a route handler, it knows the category.
 The one-round designs (single, route handler, section, worker, generator) are sent neither, and answer
 whatever their one round returned.
 
@@ -43,7 +46,7 @@ from dataclasses import dataclass
 from benchmarks.tasks.base import marked
 from benchmarks.tasks.support import prompts as st
 from benchmarks.tasks.support.history import RECHECK, Lookup, from_conversation, from_transcript, pending
-from benchmarks.tasks.support.recovery import compose, doubted, key, named, note, quote, replan
+from benchmarks.tasks.support.recovery import compose, doubted, key, named, note, quote, reargue, replan
 from benchmarks.tasks.support.skills import (
     CATEGORY_OF_TOOL,
     Ticket,
@@ -89,6 +92,8 @@ class SupportPolicy:
             kept = [a for a, ok in zip(answers, crowded(decide, [key("keep", a) for a in answers], self.crowding),
                                        strict=True) if ok]
             return _text("\n".join(kept) or f"Sorry, I {st.SORRY} any answers.")
+        if st.ARGUMENTS in text:
+            return _text(self._arguments(text, decide))
         if st.CLASSIFY_EACH in text:
             return _text(self._classify_each(text, decide))
         if st.CLASSIFY in text:
@@ -145,14 +150,31 @@ class SupportPolicy:
         ones whose last lookup failed; else the one a FAIL note names — each within `max_retries`."""
         ticket = read(ticket_of(text))
         history = from_transcript(text, len(ticket.issues))
+        questions = self._to_look_up(ticket, history, text)
+        calls = replan(ticket, history, questions, decide, self.crowding)
+        lines = [f"{i + 1} {CATEGORY_OF_TOOL[t]}: {t} {json.dumps(a)}" for i, (t, a) in zip(questions, calls,
+                                                                                          strict=True)]
+        return "\n".join(lines) or "none"
+
+    def _to_look_up(self, ticket: Ticket, history: list, text: str) -> list[int]:
+        """A planning step's questions: those not looked up yet; then (told to retry) those whose last lookup
+        failed; else the one a FAIL note names, each within `max_retries`."""
         questions = [i for i, h in enumerate(history) if not h]
         if not questions and st.RETRY in text:
             questions = pending(history, self.max_retries)
         if not questions:
             questions = [i for i in named(ticket, text) if len(history[i]) <= self.max_retries][:1]
-        calls = replan(ticket, history, questions, decide, self.crowding)
-        lines = [f"{i + 1} {CATEGORY_OF_TOOL[t]}: {t} {json.dumps(a)}" for i, (t, a) in zip(questions, calls,
-                                                                                          strict=True)]
+        return questions
+
+    def _arguments(self, text: str, decide: Decider) -> str:
+        """A step told each question's category (`Question n: category (tool)`): the same questions as a planning
+        step, the argument only decided for each, in the category given."""
+        ticket = read(ticket_of(text))
+        history = from_transcript(text, len(ticket.issues))
+        given = {int(n) - 1: c for n, c in re.findall(rf"^{st.QUESTION} (\d+): (\w+) \(\w+\)$", text, re.M)}
+        questions = [i for i in self._to_look_up(ticket, history, text) if given.get(i) in st.CATEGORIES]
+        calls = reargue(ticket, history, questions, given, decide, self.crowding)
+        lines = [f"{i + 1} {json.dumps(a)}" for i, (_, a) in zip(questions, calls, strict=True)]
         return "\n".join(lines) or "none"
 
     def _write(self, text: str, decide: Decider) -> str:

@@ -34,6 +34,8 @@ RETRY = "If a lookup fails, read the error and try again (at most twice per ques
 CHECK = "Before you answer, check that your reply answers every question with a looked-up fact."
 # The declared route's steps (see `comparator`), and the transcript they share.
 CLASSIFY_EACH = "Classify each question in this ticket"
+ARGUMENTS = "Each question keeps its category; write the arguments of its next lookup"
+QUESTION = "Question"  # `Question n: category (tool)`, the categories kept for a step that writes arguments only
 WRITE = "Write the reply to the customer from the last lookup of each question below"
 LOOKUPS = "Lookups so far (question number, category: tool arguments -> result):"
 REPLY_SO_FAR = "Reply:"

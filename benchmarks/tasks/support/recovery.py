@@ -4,6 +4,7 @@ An agent sees its lookups as a tool conversation, a workflow step sees them quot
 (`history`); from there the same functions decide, with the same keys, at the same rates:
 - `replan`: a lookup planned (again) for some questions, two decisions each (category, argument),
   avoiding the calls already tried for that question;
+- `reargue`: a lookup planned again in a category code kept, one decision each (the argument);
 - `compose`: the reply from each question's last lookup, one decision per line (quoting the facts);
 - `doubted`: one judgement of that reply (`patterns.sim.policy.doubts`, the evaluator's own rule), and
   the question it points at: the first one left unanswered, or a random one when it doubts a good reply.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks.tasks.support.history import History, Lookup, tried
 from benchmarks.tasks.support.prompts import FAIL, SORRY
-from benchmarks.tasks.support.skills import Issue, Ticket, addressed, answer_line, plan_call
+from benchmarks.tasks.support.skills import Issue, Ticket, addressed, answer_line, call_in, plan_call
 from patterns.sim.policy import Decider, crowded, doubts
 
 Call = tuple[str, dict[str, str]]
@@ -34,6 +35,15 @@ def replan(ticket: Ticket, history: History, questions: list[int], decide: Decid
     return [plan_call(ticket.issues[i], ticket, outcomes[2 * j], outcomes[2 * j + 1], decide.rng,
                       tried(history[i]) if i < len(history) else frozenset())
             for j, i in enumerate(questions)]
+
+
+def reargue(ticket: Ticket, history: History, questions: list[int], categories: dict[int, str], decide: Decider,
+            crowding: float) -> list[Call]:
+    """One lookup for each of `questions` in the category given for it: an argument decision each, in one call."""
+    outcomes = crowded(decide, [key("argument", ticket.issues[i].sentence) for i in questions], crowding)
+    return [call_in(categories[i], ticket.issues[i], ticket, ok, decide.rng,
+                    tried(history[i]) if i < len(history) else frozenset())
+            for i, ok in zip(questions, outcomes, strict=True)]
 
 
 def quote(lookups: list[Lookup], decide: Decider, crowding: float) -> list[str]:

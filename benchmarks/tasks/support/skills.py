@@ -109,9 +109,26 @@ def plan_call(issue: Issue, ticket: Ticket, ok_category: bool, ok_argument: bool
         return tool, dict(rng.choice(others))
     if category == issue.category:
         return tool, _typo(issue.args, rng)
+    return _misfit(tool, issue)
+
+
+def _misfit(tool: str, issue: Issue) -> tuple[str, dict[str, str]]:
+    """The question's own identifier in another category's slot (the tool will say it is of another kind)."""
     names = ARGS_OF[tool]
     misfit = {names[0]: next(iter(issue.args.values()))}
     return tool, misfit | ({names[1]: "unknown"} if len(names) > 1 else {})
+
+
+def call_in(category: str, issue: Issue, ticket: Ticket, ok_argument: bool, rng: random.Random,
+            tried: frozenset[str] = frozenset()) -> tuple[str, dict[str, str]]:
+    """The lookup a model makes for one question when its category is given (one decision: the argument). In
+    another category than the question's, it looks up an identifier of that kind from the ticket not tried yet,
+    or misfits the question's own."""
+    if category == issue.category:
+        return plan_call(issue, ticket, True, ok_argument, rng, tried)
+    tool = TOOL_OF[category]
+    others = [m for m in ticket.mentions[category] if call_key(tool, m) not in tried]
+    return (tool, dict(rng.choice(others))) if others else _misfit(tool, issue)
 
 
 def label(tool: str, args: dict[str, Any]) -> str:
