@@ -99,8 +99,8 @@ def make_instance(spec: TrailSpec, i: int, rng: random.Random, hops: int, readab
     places = [p.tool for p in spec.places]
     trail = [(t, fresh()) for t in rng.sample(places, min(hops, len(places)))]
     vocabulary = {p.tool: rng.choice(p.phrases) for p in spec.places}
-    decoys = {f"{t}|{k}": [rng.choice([p for p in places if p != t]), fresh(), rng.choice(spec.notes)]
-              for _, k in trail for t in places}
+    decoys = {f"{t}|{k}": [_other(places, j, rng), fresh(), rng.choice(spec.notes)]
+              for _, k in trail for j, t in enumerate(places)}
     data = {"trail": trail, "vocabulary": vocabulary, "decoys": decoys, "answer": rng.choice(spec.answers),
             "notes": [rng.choice(spec.notes) for _ in trail], "readable": readable}
     first, key = trail[0]
@@ -108,6 +108,13 @@ def make_instance(spec: TrailSpec, i: int, rng: random.Random, hops: int, readab
              f"{json.dumps({'next': {'place': first, 'key': key}})}\n```" if readable
              else f"in {vocabulary[first]}, under {key}.")
     return Instance(f"{spec.name}-{i:04d}", f"{spec.mark} " + spec.question.format(start=start), data)
+
+
+def _other(places: list[str], j: int, rng: random.Random) -> str:
+    """`rng.choice` of the places but the j-th, with the same draw, without building that list (at 100 places
+    a trail's decoys would build 100 lists of 99 for every key)."""
+    i = rng._randbelow(len(places) - 1)
+    return places[i + 1 if i >= j else i]
 
 
 def answer_of(data: dict[str, Any], place: str, key: str, spec: TrailSpec) -> tuple[str, bool]:
