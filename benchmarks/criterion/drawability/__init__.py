@@ -40,7 +40,7 @@ import numpy as np
 
 from benchmarks.criterion.drawability.drawn import Drawn, compile_drawing
 from benchmarks.criterion.drawability.estimate import CURVE, D, Drawability, drawability, learning_curve
-from benchmarks.criterion.drawability.fit import check, coverage, fits
+from benchmarks.criterion.drawability.fit import check, fits, score
 from benchmarks.criterion.drawability.graph import GraphSize, from_json, graph_size, to_graph, to_json
 from benchmarks.criterion.drawability.learn import CAP, END, MIN_SHARE, ROUTES, START, Drawing, Rule, learn
 from benchmarks.criterion.drawability.walks import Label, Step, Walk, as_walk, walk_of, walks_by_instance
@@ -67,7 +67,7 @@ __all__ = [
     "as_walk",
     "check",
     "compile_drawing",
-    "coverage",
+
     "drawability",
     "drawability_row",
     "drawing_file",
@@ -80,6 +80,7 @@ __all__ = [
     "learn_graph",
     "learning_curve",
     "predict",
+    "score",
     "to_graph",
     "to_json",
     "walk_of",
