@@ -38,10 +38,12 @@ PROCESSES = tuple(make(name) for name in NAMES)
 def trial_events(p: Process, case: dict[str, Any], rng: random.Random, error: float) -> list[dict[str, Any]]:
     """One trial's events: the input's fields, then per call a model call and the tool call."""
     events: list[dict[str, Any]] = [{"run_id": "r", "kind": "input", "wva.input.fields": fields(json.dumps(case))}]
-    for tool, args, result, failed in simulate(p, case, rng, error):
+    for calls in simulate(p, case, rng, error):
         events.append({"run_id": "r", "kind": "model_call"})
-        events.append({"run_id": "r", "kind": "tool_call", "gen_ai.tool.name": tool, "is_error": failed,
-                       "gen_ai.tool.call.arguments": json.dumps(args), "gen_ai.tool.call.result": json.dumps(result)})
+        events += [{"run_id": "r", "kind": "tool_call", "gen_ai.tool.name": tool, "is_error": failed,
+                    "gen_ai.tool.call.arguments": json.dumps(args),
+                    "gen_ai.tool.call.result": result if isinstance(result, str) else json.dumps(result)}
+                   for tool, args, result, failed in calls]
     return events
 
 

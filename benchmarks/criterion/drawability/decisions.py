@@ -32,12 +32,13 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from benchmarks.criterion.drawability.moves import END, MIN_INSTANCES, START, Move
+from benchmarks.criterion.drawability.moves import END, START, Move
 from patterns.workflows.choices import K, model_choices
 
 KAPPA = 0.3  # within-instance agreement must exceed between-instance agreement by this share of what chance left
+FLOOR = 0.65  # a rule is right at least this often where trials line up (a coin's majority is no rule)
 
-State = tuple[str, int, tuple[tuple[str, str], ...]]
+State = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...]]
 
 
 @dataclass(frozen=True)
@@ -69,13 +70,19 @@ def agreement(groups: Mapping[Hashable, Sequence[str]]) -> tuple[int, int]:
     return agree, total
 
 
+def shared(m: Move) -> Hashable:
+    """A move's state without the input's fields: what two instances' moves may share."""
+    way, u, feats = m.state()
+    return way, u, tuple((k, v) for k, v in feats if not k.startswith("input."))
+
+
 def between(moves: Sequence[Move]) -> tuple[int, int]:
-    """(agreeing pairs, pairs) among moves at the same node made on different instances."""
+    """(agreeing pairs, pairs) among moves at the same state (`shared`) made on different instances."""
     agree = total = 0
-    by_node: dict[str, list[Move]] = defaultdict(list)
+    by_state: dict[Hashable, list[Move]] = defaultdict(list)
     for m in moves:
-        by_node[m.u].append(m)
-    for ms in by_node.values():
+        by_state[shared(m)].append(m)
+    for ms in by_state.values():
         per: Counter[int] = Counter(m.instance for m in ms)
         pair: Counter[tuple[int, str]] = Counter((m.instance, m.v) for m in ms)
         way: Counter[str] = Counter(m.v for m in ms)
@@ -98,20 +105,30 @@ def kappa(moves: Sequence[Move]) -> float:
     return (w - b) / (1 - b)
 
 
+def repeated_ways(model: Sequence[Move]) -> dict[str, set[str]]:
+    """Per node, the ways the model takes there as part of the process: taken at least twice by one instance (a
+    slip is rarely made twice); with one trial per instance nothing repeats, and every way taken counts."""
+    taken: Counter[tuple[int, str, str]] = Counter((m.instance, m.u, m.v) for m in model)
+    ways: dict[str, set[str]] = defaultdict(set)
+    several = any(k >= 2 for k in Counter((m.instance, m.u) for m in model).values())
+    for (_, u, v), k in taken.items():
+        if k >= 2 or not several:
+            ways[u].add(v)
+    return ways
+
+
 def choice_pools(model: Sequence[Move]) -> dict[str, tuple[frozenset[str], bool]]:
     """Per model-decision node, the nodes of its choice and whether that choice is on a loop (see the module
-    docstring): a model move u -> v joins u and v when v is a model decision too over overlapping ways."""
-    ways: dict[str, set[str]] = defaultdict(set)
-    for m in model:
-        if m.v != END:
-            ways[m.u].add(m.v)
+    docstring): a way u -> v the process takes joins u and v when v is a model decision too over overlapping ways."""
+    ways = repeated_ways(model)
     graph = nx.Graph()
-    graph.add_nodes_from(ways)
+    graph.add_nodes_from({m.u for m in model})
     looped: set[str] = set()
-    for m in model:
-        if m.u != START and m.v in ways and ways[m.u] & ways[m.v]:
-            graph.add_edge(m.u, m.v)
-            looped.add(m.u)
+    for u, vs in ways.items():
+        for v in vs:
+            if u != START and v != END and (ways[u] & ways.get(v, set())) - {END}:
+                graph.add_edge(u, v)
+                looped.add(u)
     out: dict[str, tuple[frozenset[str], bool]] = {}
     for part in nx.connected_components(graph):
         nodes = frozenset(part)
@@ -135,27 +152,40 @@ def width(nodes: frozenset[str], targets: Sequence[str]) -> int:
 def choices_of(model: Sequence[Move]) -> dict[str, Choice]:
     """Per node where the model decided in the drawing walks, its `Choice` (nodes, ways, loop, kappa)."""
     out: dict[str, Choice] = {}
+    ways = repeated_ways(model)
     for node, (nodes, loop) in choice_pools(model).items():
         if node in out:
             continue
         mine = [m for m in model if m.u in nodes]
-        seen: dict[str, set[int]] = defaultdict(set)
-        for m in mine:
-            seen[m.v].add(m.instance)
-        kept = [v for v, owners in seen.items() if len(owners) >= MIN_INSTANCES] or list(seen)
-        choice = Choice(nodes, width(nodes, kept), loop, kappa(mine))
+        kept = {v for n in nodes for v in ways.get(n, ())}
+        choice = Choice(nodes, width(nodes, sorted(kept)), loop, kappa(mine))
         out.update({n: choice for n in nodes})
     return out
 
 
+def lined_up(ms: Sequence[Move]) -> list[Move]:
+    """The moves made at a state their instance reached more than once (its trials lined up there); all of them
+    when nothing was reached twice (one trial per instance). Rules are learned from these: the moves after a slip,
+    at a state only that trial reached, are its aftermath, not the process."""
+    seen = Counter((m.instance, m.state()) for m in ms)
+    lined = [m for m in ms if seen[m.instance, m.state()] >= 2]
+    return lined or list(ms)
+
+
 def consistent(moves: Sequence[Move], right: Sequence[bool]) -> bool:
-    """Does a rule that is right on `right` of these moves hold as the process, the rest slips: right at least
-    as often as the agent agrees with itself at the same state of the same instance (no pairs: it holds)?"""
-    groups: dict[Hashable, list[str]] = defaultdict(list)
-    for m in moves:
-        groups[m.instance, m.state()].append(m.v)
-    agree, total = agreement(groups)
-    return not total or sum(right) * total >= agree * len(moves)
+    """Does a rule that is right on `right` of these moves hold as the process, the rest slips? Right at least as
+    often as the agent agrees with itself, and at least `FLOOR`, both read where an instance reached the same
+    state more than once (a state reached once is a slip's aftermath); nothing reached twice: nothing contradicts
+    it."""
+    groups: dict[Hashable, list[tuple[str, bool]]] = defaultdict(list)
+    for m, ok in zip(moves, right, strict=True):
+        groups[m.instance, m.state()].append((m.v, ok))
+    lined = {k: g for k, g in groups.items() if len(g) >= 2}
+    agree, total = agreement({k: [v for v, _ in g] for k, g in lined.items()})
+    hits, count = sum(ok for g in lined.values() for _, ok in g), sum(len(g) for g in lined.values())
+    if not count:
+        return True
+    return hits >= FLOOR * count and (not total or hits * total >= agree * count)
 
 
 def judged(right: Sequence[tuple[State, bool, str]], lined_up: bool) -> float:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from benchmarks.criterion.drawability.decisions import Choice, choices_of
+from benchmarks.criterion.drawability.decisions import Choice, choices_of, lined_up
 from benchmarks.criterion.drawability.moves import END, START, Move, moves, order_free
 from benchmarks.criterion.drawability.rules import Rule, arguments_of, decision_list, in_sequence, pipeline
 from benchmarks.criterion.drawability.walks import Walk
@@ -136,7 +136,17 @@ def learn(walks: Sequence[Walk], *, cap: int = CAP, min_share: float = MIN_SHARE
         predicted = [draft.predict(m.u, m.feats) for m in ms]
         unexplained.update({(m.u, m.v) for m, p in zip(ms, predicted, strict=True) if p != m.v})
         model += [m for m, p in zip(ms, predicted, strict=True) if p is None]
-    return _finish(draft, per_walk, unexplained, choices_of(model), full)
+    return _finish(draft, per_walk, unexplained, choices_of(lined_up(model)), full)
+
+
+def _repeated(runs: dict[tuple[int, str], list[int]]) -> dict[str, int]:
+    """A node's bound where trials repeat: the longest run at it that one instance made in two or more of its walks
+    (a slip that drags a retry on in one trial does not move the loop's bound); none where nothing repeats."""
+    out: dict[str, int] = {}
+    for (_, name), ks in runs.items():
+        if len(ks) >= 2:
+            out[name] = max(out.get(name, 1), sorted(ks)[-2])
+    return out
 
 
 def _finish(draft: Drawing, per_walk: list[list[Move]], unexplained: Counter[tuple[str, str]],
@@ -152,10 +162,15 @@ def _finish(draft: Drawing, per_walk: list[list[Move]], unexplained: Counter[tup
     tools: dict[str, tuple[str, ...]] = {}
     taken: Counter[tuple[str, str]] = Counter()
     through: Counter[str] = Counter()
+    runs: dict[tuple[int, str], list[int]] = {}  # (instance, node): each walk's longest run at it
     for ms in per_walk:
         names = [m.v for m in ms[:-1]]
+        longest_run: dict[str, int] = {}
         for name, run in itertools.groupby(names):
-            bound[name] = max(bound.get(name, 1), len(list(run)))
+            longest_run[name] = max(longest_run.get(name, 1), len(list(run)))
+            bound[name] = max(bound.get(name, 1), longest_run[name])
+        for name, k in longest_run.items():
+            runs.setdefault((ms[0].instance, name), []).append(k)
         for name, k in Counter(n for n, _ in itertools.groupby(names)).items():
             visits[name] = max(visits.get(name, 0), k)
         tools.update({name: tuple(name.split("+")) for name in names})
@@ -163,6 +178,7 @@ def _finish(draft: Drawing, per_walk: list[list[Move]], unexplained: Counter[tup
             taken.update({(m.u, m.v) for m in ms})
             through.update(set(names))
     longest = max((len(ms) - 1 for ms in per_walk), default=0)
+    bound.update(_repeated(runs))
     return Drawing(draft.walks, draft.cap, draft.min_share, draft.routes, draft.free, draft.rules, draft.anywhere,
                    edges, bound, visits, longest, tools, dict(taken), dict(through), draft.sequence,
                    arguments_of(per_walk) if full else {}, dict(choices))

@@ -41,10 +41,13 @@ class Move:
     feats: Mapping[str, str]
     calls: tuple[tuple[str, str], ...] = ()  # the calls of step `v`: (tool, arguments JSON)
     stretch: int = 0  # how many times in a row the walk had been at `u` when it left (0 at the start)
+    path: tuple[str, ...] = ()  # the nodes the walk went through before `u` (how the process got here)
 
-    def state(self) -> tuple[str, int, tuple[tuple[str, str], ...]]:
-        """Where the decision was made, as trials are lined up by: the node, the stretch, what code could read."""
-        return self.u, self.stretch, tuple(sorted(self.feats.items()))
+    def state(self) -> tuple[tuple[str, ...], str, tuple[tuple[str, str], ...]]:
+        """Where the decision was made, as trials are lined up by: the way here, the node, what code could read
+        (two trials are at the same point of the process only if they got there the same way: after a slip's
+        detour, the process's state is not what the node alone says)."""
+        return self.path, self.u, tuple(sorted(self.feats.items()))
 
 
 def order_free(walks: Sequence[Walk], instances: Sequence[int] | None = None,
@@ -124,13 +127,13 @@ def moves(walk: Walk, free: frozenset[frozenset[str]], instance: int = 0) -> lis
     of the last round (a single call's without the tool's name: `next.tool`, `is_error`)."""
     inputs = dict(walk.inputs)
     path, out, feats = merged(walk, free), [], inputs
-    prev, run = START, 0
+    prev, run, way = START, 0, ()
     for name, fields, calls in path:
-        out.append(Move(instance, prev, name, feats, calls, run))
+        out.append(Move(instance, prev, name, feats, calls, run, way))
         feats = {**inputs, **plain(name, fields)}
         run = run + 1 if name == prev else 1
-        prev = name
-    out.append(Move(instance, prev, END, feats, (), run))
+        way, prev = (*way, prev), name
+    out.append(Move(instance, prev, END, feats, (), run, way))
     return out
 
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from benchmarks.criterion.drawability.decisions import consistent
+from benchmarks.criterion.drawability.decisions import consistent, lined_up
 from benchmarks.criterion.drawability.moves import END, MIN_INSTANCES, START, Move
 
-ACCURACY = 0.6  # a dispatch rule is right at least this often where it applies (the rest: the agent's slips)
+ACCURACY = 0.5  # a dispatch rule is right at least this often where it applies, slips and their aftermath included
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Rule:
 def decision_list(moves_: Sequence[Move], pooled: bool = False) -> tuple[Rule, ...]:
     """The rules that explain a step's next steps, learned greedily (see the module docstring); `pooled`: over
     every step's moves at once, so no `always` rule (a fixed edge belongs to one step)."""
-    remaining, rules = list(moves_), []
+    remaining, rules = lined_up(moves_), []
     while remaining:
         rule = next((r for r in _candidates(remaining, pooled) if _holds(r, remaining)), None)
         if rule is None:
@@ -60,8 +60,12 @@ def decision_list(moves_: Sequence[Move], pooled: bool = False) -> tuple[Rule, .
 def _holds(rule: Rule, ms: Sequence[Move]) -> bool:
     """A rule is the process, its misses the agent's slips, only where it is right at least as often as the
     agent agrees with itself at the same states (`decisions.consistent`): a majority the agent departs from
-    consistently (the exit of a loop the input counts) is no rule."""
+    consistently (the exit of a loop the input counts) is no rule. A retry's exit at the longest stretch the
+    drawing walks made is the loop's bound (the drawing keeps it), not a miss."""
     covered = [(m, got) for m in ms if (got := rule.predict(m.feats)) is not None]
+    if covered and all(got == m.u for m, got in covered):  # a retry: leaving at its longest stretch is its bound
+        top = max(m.stretch for m, _ in covered)
+        covered = [(m, got) for m, got in covered if m.stretch < top or m.v == m.u]
     return consistent([m for m, _ in covered], [got == m.v for m, got in covered])
 
 
@@ -89,8 +93,8 @@ def _candidates(ms: Sequence[Move], pooled: bool = False) -> list[Rule]:
     candidates: list[tuple[tuple[int, float, int, int, str, str], Rule]] = []
     targets = Counter(m.v for m in ms)
     target, n = targets.most_common(1)[0]
-    if not pooled and n == len(ms) and len({m.instance for m in ms}) >= MIN_INSTANCES:
-        candidates.append(((n, 1.0, 0, 0, "", ""), Rule("always", target=target)))
+    if not pooled and n >= ACCURACY * len(ms) and len({m.instance for m in ms}) >= MIN_INSTANCES:
+        candidates.append(((n, n / len(ms), 0, 0, "", ""), Rule("always", target=target)))
     for k in several:  # at least two instances: MIN_INSTANCES
         f, val, target = k
         right, total = counts[k], totals[f, val]
