@@ -111,7 +111,8 @@ def tools_of(name: str, settings: dict[str, Any]) -> tuple[str, ...]:
     if name in fixed:
         return fixed[name]
     if name == "pipeline":
-        return tuple(f"step_{i + 1}" for i in range(max(settings.get("longest") or 3, settings.get("shortest") or 0)))
+        steps = max(settings.get("longest") or 3, settings.get("shortest") or 0, 3)  # a slip needs another step
+        return tuple(f"step_{i + 1}" for i in range(steps))
     return tuple(f"place_{i}" for i in range(int(settings.get("tools") or 12)))
 
 

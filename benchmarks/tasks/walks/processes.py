@@ -79,7 +79,7 @@ class Process:
         """The next round's calls from the rounds so far (one call, except an orchestrator's parallel round)."""
         if self.name in known.PLANS:
             return known.next_round(self, case, rounds, rng, slip)
-        call = self.next(case, [c for r in rounds for c in r], rng, slip)
+        call = self.next(case, [(t, r if isinstance(r, dict) else {}, f) for rs in rounds for t, r, f in rs], rng, slip)
         return None if call is None else [call]
 
 
