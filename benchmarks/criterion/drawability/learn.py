@@ -10,18 +10,20 @@ make, and the few choices left to the model (`learn`), in the one sense of "draw
 2. **Code dispatches.** At each step, the next step is explained by code when a rule reads it off a
    code-readable value of the last result or of the input (`walks.py`): a decision list per step, learned
    greedily — `names` (the next step is the tool a field names: `next.tool`), `equals` (a field's value picks a
-   step: `is_error == true` → again, `input.flag_3 == true` → step 3) or `always` (a fixed edge). A rule is kept
-   when it predicts the next step for at least `MIN_INSTANCES` drawing instances, right at least `ACCURACY` of the
-   times it applies (`always`: every time; an agent's slip is not a different graph, a model's two ways on are
-   not a fixed edge). A `names` rule that holds over every step is kept for the drawing as a whole (`anywhere`):
-   it reaches steps no drawing walk went to.
+   step: `is_error == true` → again, `input.flag_3 == true` → step 3) or `always` (a fixed edge). Rules are
+   learned where the instance's trials line up (`decisions.lined_up`: a state reached once is a slip's
+   aftermath), kept when they predict the next step for at least `MIN_INSTANCES` drawing instances, right at
+   least `ACCURACY` of the times they apply and at least as often as the agent agrees with itself there
+   (`decisions.consistent`: the rest are its slips). A `names` rule that holds over every step is kept for
+   the drawing as a whole (`anywhere`): it reaches steps no drawing walk went to.
 3. **Model choices.** Where no rule applies the model decides (`decisions.py`): its choices that follow each
    other are one choice, with its ways counted over the tree, whether it is on a loop, and how much it depends on
    the instance. An edge no rule explains is kept as a way on when at least `min_share` of the drawing walks took
    it, the most taken first (ties: by name); a router not on a loop keeps them all (routing, however wide), an
    agent-like choice at most `cap` (`patterns.workflows.K`: the drawn workflow never offers more on a loop), the
    start's at most `routes` (None: no limit).
-4. **Bounds.** A step may repeat in a row as often as any drawing walk repeated it, be visited as often as any
+4. **Bounds.** A step may repeat in a row as often as one instance repeated it in two of its walks (any walk,
+   where instances have one), be visited as often as any
    drawing walk visited it, and a walk may be as long as the longest drawing walk; a step only a dispatch
    reaches is bounded as the drawing's most visited step.
 """
