@@ -16,7 +16,10 @@ loop (the model picks again after what it picked has answered); its width counts
 (`patterns.workflows.choices.model_choices` on the graph of the choice). The choice is drawn only when it is not
 agent-like (more than K ways on a loop) and it depends on the instance: agreement within an instance's trials
 exceeds agreement between instances by at least `KAPPA`, corrected for chance (Cohen's kappa,
-(W - B) / (1 - B)), measured on the drawing instances. A drawn choice is then judged as code's is, R being the
+(W - B) / (1 - B)), measured on the drawing instances — or, where every instance makes the same choice at the
+same state (B as high as W: a fixed way, or one the state decides, that the agent sometimes leaves), the agent
+agrees with itself there at least `AGREE` of the time. A coin (W about 1/2 over two ways, 1/8 over eight) is
+neither. A drawn choice is then judged as code's is, R being the
 share of the instance's moves that take one of its kept ways; an undrawn one scores 0.
 
 **An instance's score** is the lowest of its decisions' scores, so one undrawable decision is not diluted by ten
@@ -36,6 +39,7 @@ from benchmarks.criterion.drawability.moves import END, START, Move
 from patterns.workflows.choices import K, model_choices
 
 KAPPA = 0.3  # within-instance agreement must exceed between-instance agreement by this share of what chance left
+AGREE = 0.6  # or the agent agrees with itself this often there: a fixed way it sometimes leaves, not a coin
 FLOOR = 0.65  # a rule is right at least this often where trials line up (a coin's majority is no rule)
 
 State = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...]]
@@ -50,6 +54,7 @@ class Choice:
     ways: int
     loop: bool
     kappa: float
+    within: float = 1.0  # agreement among an instance's trials at the same state
 
     @property
     def agent_like(self) -> bool:
@@ -57,7 +62,7 @@ class Choice:
 
     @property
     def drawn(self) -> bool:
-        return not self.agent_like and self.kappa >= KAPPA
+        return not self.agent_like and (self.kappa >= KAPPA or self.within >= AGREE)
 
 
 def agreement(groups: Mapping[Hashable, Sequence[str]]) -> tuple[int, int]:
@@ -94,15 +99,21 @@ def between(moves: Sequence[Move]) -> tuple[int, int]:
 def kappa(moves: Sequence[Move]) -> float:
     """Chance-corrected agreement within instances (lined up by state) over agreement between them; 1 when it
     cannot be read (one way only, one trial, one instance): nothing contradicts the choice being the instance's."""
+    return agreements(moves)[0]
+
+
+def agreements(moves: Sequence[Move]) -> tuple[float, float]:
+    """(kappa, agreement within instances): see `kappa`; the agreement is 1 when nothing lines up."""
     groups: dict[Hashable, list[str]] = defaultdict(list)
     for m in moves:
         groups[m.instance, m.state()].append(m.v)
     w_agree, w_total = agreement(groups)
     b_agree, b_total = between(moves)
+    w = w_agree / w_total if w_total else 1.0
     if not w_total or not b_total or b_agree == b_total:
-        return 1.0
-    w, b = w_agree / w_total, b_agree / b_total
-    return (w - b) / (1 - b)
+        return 1.0, w
+    b = b_agree / b_total
+    return (w - b) / (1 - b), w
 
 
 def repeated_ways(model: Sequence[Move]) -> dict[str, set[str]]:
@@ -158,7 +169,7 @@ def choices_of(model: Sequence[Move]) -> dict[str, Choice]:
             continue
         mine = [m for m in model if m.u in nodes]
         kept = {v for n in nodes for v in ways.get(n, ())}
-        choice = Choice(nodes, width(nodes, sorted(kept)), loop, kappa(mine))
+        choice = Choice(nodes, width(nodes, sorted(kept)), loop, *agreements(mine))
         out.update({n: choice for n in nodes})
     return out
 
