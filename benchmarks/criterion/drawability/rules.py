@@ -15,6 +15,7 @@ import networkx as nx
 from benchmarks.criterion.drawability.decisions import consistent, lined_up
 from benchmarks.criterion.drawability.moves import END, MIN_INSTANCES, START, Move
 
+PIPELINE = 0.8  # a pipeline explains this share of the moves between different steps (a loop's are not)
 ACCURACY = 0.6  # a dispatch rule is right at least this often where it applies (where trials line up: `lined_up`)
 
 
@@ -148,7 +149,7 @@ def pipeline(per_walk: Sequence[Sequence[Move]]) -> tuple[tuple[str, str, str], 
     # it must be what the drawing walks did: their moves between different steps, as often as a rule must be
     between = [(m, ms[0].feats) for ms in per_walk for m in ms if m.u != m.v]
     right = sum(in_sequence(tuple(steps), m.u, feats) == m.v for m, feats in between)
-    return tuple(steps) if right >= ACCURACY * len(between) else ()
+    return tuple(steps) if right >= PIPELINE * len(between) else ()
 
 
 def in_sequence(sequence: Sequence[tuple[str, str, str]], node: str, feats: Mapping[str, str]) -> str | None:
