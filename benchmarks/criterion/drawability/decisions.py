@@ -40,6 +40,7 @@ from patterns.workflows.choices import K, model_choices
 
 KAPPA = 0.3  # within-instance agreement must exceed between-instance agreement by this share of what chance left
 AGREE = 0.6  # or the agent agrees with itself this often there: a fixed way it sometimes leaves, not a coin
+ALONE = 0.8  # ... and this often where no state was reached twice (the measure's line before trials lined up)
 FLOOR = 0.65  # a rule is right at least this often where trials line up (a coin's majority is no rule)
 
 State = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...]]
@@ -186,16 +187,16 @@ def lined_up(ms: Sequence[Move]) -> list[Move]:
 def consistent(moves: Sequence[Move], right: Sequence[bool]) -> bool:
     """Does a rule that is right on `right` of these moves hold as the process, the rest slips? Right at least as
     often as the agent agrees with itself, and at least `FLOOR`, both read where an instance reached the same
-    state more than once (a state reached once is a slip's aftermath); nothing reached twice: nothing contradicts
-    it."""
+    state more than once (a state reached once is a slip's aftermath); where nothing was reached twice, right at
+    least `ALONE` of the time."""
     groups: dict[Hashable, list[tuple[str, bool]]] = defaultdict(list)
     for m, ok in zip(moves, right, strict=True):
         groups[m.instance, m.state()].append((m.v, ok))
     lined = {k: g for k, g in groups.items() if len(g) >= 2}
     agree, total = agreement({k: [v for v, _ in g] for k, g in lined.items()})
     hits, count = sum(ok for g in lined.values() for _, ok in g), sum(len(g) for g in lined.values())
-    if not count:
-        return True
+    if not count:  # nothing lines up (one trial per instance): slips cannot be told from choices, be strict
+        return sum(right) >= ALONE * len(moves)
     return hits >= FLOOR * count and (not total or hits * total >= agree * count)
 
 

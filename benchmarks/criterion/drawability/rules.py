@@ -40,9 +40,10 @@ class Rule:
         return self.target if got == self.value else None
 
     def text(self) -> str:
+        target = "end" if self.target == END else self.target  # as a reader calls it (no tool can be `<end>`)
         if self.kind == "names":
             return f"the tool {self.field} names"
-        return self.target if self.kind == "always" else f"{self.field} = {self.value} → {self.target}"
+        return target if self.kind == "always" else f"{self.field} = {self.value} → {target}"
 
 
 def decision_list(moves_: Sequence[Move], pooled: bool = False) -> tuple[Rule, ...]:
@@ -61,10 +62,11 @@ def decision_list(moves_: Sequence[Move], pooled: bool = False) -> tuple[Rule, .
 def _holds(rule: Rule, ms: Sequence[Move]) -> bool:
     """A rule is the process, its misses the agent's slips, only where it is right at least as often as the
     agent agrees with itself at the same states (`decisions.consistent`): a majority the agent departs from
-    consistently (the exit of a loop the input counts) is no rule. A retry's exit at the longest stretch the
-    drawing walks made is the loop's bound (the drawing keeps it), not a miss."""
+    consistently (the exit of a loop the input counts) is no rule. A retry on an error, left at the longest
+    stretch the drawing walks made, is leaving at the loop's bound (the drawing keeps it), not a miss."""
     covered = [(m, got) for m in ms if (got := rule.predict(m.feats)) is not None]
-    if covered and all(got == m.u for m, got in covered):  # a retry: leaving at its longest stretch is its bound
+    on_error = rule.kind == "equals" and "error" in rule.field and rule.value != "false"
+    if covered and on_error and all(got == m.u for m, got in covered):  # a retry: leaving at its longest is its bound
         top = max(m.stretch for m, _ in covered)
         covered = [(m, got) for m, got in covered if m.stretch < top or m.v == m.u]
     return consistent([m for m, _ in covered], [got == m.v for m, got in covered])
