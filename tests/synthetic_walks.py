@@ -27,7 +27,8 @@ from benchmarks.harness.trial import RUN_COLUMNS
 from benchmarks.tasks.walks.processes import NAMES, Process, make, simulate
 from patterns.fields import fields
 
-__all__ = ["GRID", "PROCESSES", "Process", "grid_sample", "sample", "write_folder"]
+__all__ = ["COVERED", "GRID", "PROCESSES", "SELECT", "TABLE", "TEST", "Process", "grid_sample", "sample",
+           "write_folder"]
 
 Walks = dict[str, list[Walk]]
 ERROR = 0.05  # the slips of the processes' default settings
@@ -38,10 +39,12 @@ PROCESSES = tuple(make(name) for name in NAMES)
 def trial_events(p: Process, case: dict[str, Any], rng: random.Random, error: float) -> list[dict[str, Any]]:
     """One trial's events: the input's fields, then per call a model call and the tool call."""
     events: list[dict[str, Any]] = [{"run_id": "r", "kind": "input", "wva.input.fields": fields(json.dumps(case))}]
-    for tool, args, result, failed in simulate(p, case, rng, error):
+    for calls in simulate(p, case, rng, error):
         events.append({"run_id": "r", "kind": "model_call"})
-        events.append({"run_id": "r", "kind": "tool_call", "gen_ai.tool.name": tool, "is_error": failed,
-                       "gen_ai.tool.call.arguments": json.dumps(args), "gen_ai.tool.call.result": json.dumps(result)})
+        events += [{"run_id": "r", "kind": "tool_call", "gen_ai.tool.name": tool, "is_error": failed,
+                    "gen_ai.tool.call.arguments": json.dumps(args),
+                    "gen_ai.tool.call.result": result if isinstance(result, str) else json.dumps(result)}
+                   for tool, args, result, failed in calls]
     return events
 
 
@@ -56,21 +59,39 @@ def sample(process: Process, instances: int, trials: int = 3, seed: int = 0, err
     return out
 
 
-# The settings the chapter's threshold is chosen from (benchmarks/criterion/drawability/__init__.py): each process
-# over the range of its knobs and of the agent's slips; the open-ended ones from two tools and short walks (the
-# easiest to cover by chance) to six tools and long ones.
-GRID: tuple[tuple[str, bool, dict[str, Any]], ...] = (
-    *(("retries", True, {"error": e}) for e in (0.02, 0.05, 0.1, 0.2)),
-    *(("bounded_loop", True, {"most": m, "error": e}) for m in (2, 6, 15) for e in (0.05, 0.1)),
-    *(("branching", True, {"shares": s}) for s in ((0.5, 0.5), (0.5, 0.3, 0.2), (0.8, 0.15, 0.05))),
-    *(("routing", True, {"shares": s}) for s in ((0.25,) * 4, (0.2,) * 5, (0.4, 0.3, 0.15, 0.1, 0.05))),
-    *(("parallel_map", True, {"error": e}) for e in (0.0, 0.1)),
-    *(("optional_flags", True, {"error": e}) for e in (0.0, 0.05, 0.1)),
-    *(("code_dispatch", True, {"error": e, "tools": t}) for e in (0.0, 0.05, 0.1) for t in (8, 12)),
-    *(("open_ended", False, {"tools": t, "shortest": a, "longest": b})
-      for t in (3, 4, 6) for a, b in ((2, 4), (2, 8))),
-    *(("random_walk", False, {"tools": t}) for t in (2, 3, 4, 6)),
-    *(("first_random", False, {"tools": t}) for t in (4, 8)),
+# The known-truth table (benchmarks/tasks/walks/known.py): each process over walk lengths (`shortest`-`longest`
+# calls, polls, steps or hops) where it has one. The threshold is chosen on SELECT (lengths 1-8, error rates 0, 0.1,
+# 0.2, wrong-tool slips) and tested on TEST (other lengths, 2-4 and 10-12, and other error rates, 0.05 and 0.15).
+TABLE: tuple[tuple[str, bool, dict[str, Any], bool], ...] = (  # (process, drawable, settings, has a length)
+    ("code_dispatch", True, {"tools": 12}, True), ("poll", True, {}, True), ("pipeline", True, {}, True),
+    ("chaining", True, {}, True), ("lookup_json", True, {}, False), ("lookup_prose", True, {}, False),
+    ("orchestrator", True, {}, False), ("retry", True, {}, False), ("random_walk", False, {"tools": 2}, True),
+    ("first_random", False, {"tools": 8}, False), ("prose_trail", False, {"tools": 12}, True),
+)
+
+
+def table_grid(lengths: tuple[tuple[int, int], ...], errors: tuple[float, ...]) -> \
+        tuple[tuple[str, bool, dict[str, Any]], ...]:
+    out = []
+    for name, drawable, settings, has_length in TABLE:
+        # a trail of one place is one routed choice (routing, drawn): a trail has at least two
+        sizes = [(max(lo, 2), max(hi, 2)) if name == "prose_trail" else (lo, hi) for lo, hi in lengths]
+        for lo, hi in dict.fromkeys(sizes) if has_length else ((0, 0),):
+            sized = {**settings, **({"shortest": lo, "longest": hi} if has_length else {})}
+            out += [(name, drawable, {**sized, "error": e}) for e in errors]
+    return tuple(out)
+
+
+SELECT = table_grid(((1, 1), (1, 3), (4, 8)), (0.0, 0.1, 0.2))
+TEST = table_grid(((2, 4), (10, 12)), (0.05, 0.15))
+GRID = SELECT
+# Where the interval's coverage is checked: truths strictly inside (0, 1), drawable and not, short and long.
+COVERED: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("lookup_prose", {"error": 0.1}), ("retry", {"error": 0.2}),
+    ("pipeline", {"shortest": 3, "longest": 3, "error": 0.2}),
+    ("code_dispatch", {"tools": 12, "shortest": 10, "longest": 12, "error": 0.1}),
+    ("random_walk", {"tools": 2, "shortest": 2, "longest": 4}),
+    ("prose_trail", {"tools": 12, "shortest": 2, "longest": 4, "error": 0.2}),
 )
 
 

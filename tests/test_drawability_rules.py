@@ -1,17 +1,20 @@
 """What code decides in a drawing, and what the model does: dispatches learned from results and the input
 (`names`, `equals`, `always`), the pipeline with switched steps, arguments code can fill in, order-free fan-out
-steps, and coverage by agreement among an instance's trials — each on walks small enough to check by hand."""
+steps, decisions judged against the agent's self-agreement and the instance dependence of a model choice — each on
+walks small enough to check by hand."""
 
 from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.criterion.drawability import (
+    END,
     START,
     THRESHOLD,
     Rule,
@@ -19,14 +22,15 @@ from benchmarks.criterion.drawability import (
     Walk,
     as_walk,
     check,
-    coverage,
     drawability,
     fits,
     learn,
     learn_graph,
+    score,
 )
+from benchmarks.criterion.drawability.decisions import judged, kappa
 from benchmarks.criterion.drawability.estimate import drawing_sets
-from benchmarks.criterion.drawability.moves import order_free
+from benchmarks.criterion.drawability.moves import Move, moves, order_free
 from benchmarks.criterion.drawability.shares import fit_shares
 from benchmarks.criterion.drawability.walks import round_fields
 
@@ -89,9 +93,11 @@ def test_a_step_always_followed_by_the_same_step_is_a_fixed_edge_and_two_ways_on
     d = learn_graph([w("a", "b"), w("a", "b")])
     assert d.rules[START] == (Rule("always", target="a"),) and d.rules["a"] == (Rule("always", target="b"),)
     assert check(d, w("a", "b")) == ()
-    two = learn_graph([w("a", "b")] * 3 + [w("a", "c")])
+    slip = learn([w("a", "b")] * 3 + [w("a", "c")], instances=[0, 0, 1, 1])  # one trial in four: a slip
+    assert slip.rules["a"] == (Rule("always", target="b"),)
+    two = learn([w("a", "b")] * 3 + [w("a", "c")] * 3, instances=[0, 0, 0, 1, 1, 1])  # each instance its own way
     assert "a" not in two.rules and two.edges["a"] == ("b", "c")
-    assert check(two, w("a", "c")) == (("a", "c"), ("c", "end"))  # c's end: one instance, no rule
+    assert check(two, w("a", "c")) == (("a", "c"), ("c", END))  # c's end: one instance, no rule
 
 
 def test_a_pipeline_whose_optional_steps_the_input_switches_on() -> None:
@@ -134,22 +140,67 @@ def test_an_order_the_instance_decides_is_a_trail_not_a_fan_out() -> None:
     assert order_free(one_instance, [0, 0, 0, 0]) == frozenset()  # varies, but in fewer than two instances
 
 
-def test_coverage_counts_a_fitting_walk_by_its_trials_agreement() -> None:
-    one, other = (("x", "a"),), (("x", "b"),)
-    assert coverage([]) == 0.0 and coverage([None]) == 0.0
-    assert coverage([one]) == 1.0 and coverage([one, None]) == 0.5  # alone, nothing contradicts it
-    assert coverage([one, one]) == 1.0 and coverage([one, other]) == 0.0
-    assert coverage([one, one, other]) == (0.5 + 0.5 + 0) / 3
-    assert coverage([one, one, one, other]) == 0.5  # three agree (2/3 each), one does not
+def test_a_deviation_is_a_slip_where_the_rule_is_right_at_least_as_often_as_the_agent_agrees_with_itself() -> None:
+    """By hand: at one lined-up state, R = the rule's share right, A = agreeing pairs / pairs."""
+    at = ((), "x", ())
+    assert judged([(at, True, "a"), (at, True, "a"), (at, False, "b")], True) == 1.0  # R 2/3 >= A 1/3
+    assert judged([(at, False, "b"), (at, False, "b"), (at, True, "a")], True) == 1.0  # R 1/3 >= A 1/3
+    assert judged([(at, False, "b")] * 3 + [(at, True, "a")], True) == 0.5  # R 1/4 < A 3/6: R / A
+    assert judged([(at, False, "b")], False) == 0.0  # nothing lined up: A is 1, the score is R
 
 
-def test_trials_choosing_differently_at_a_model_choice_lower_coverage_and_code_explained_ones_do_not() -> None:
-    d = learn_graph([w("x", "a"), w("x", "b")] * 3)
-    assert coverage([check(d, w("x", "a")), check(d, w("x", "a"))]) == 1.0
-    assert coverage([check(d, w("x", "a")), check(d, w("x", "b"))]) == 0.0
-    retry = learn([walk(*[s("fetch", failed=True)] * k, "fetch", "parse") for k in range(3)])
-    trials = [walk("fetch", "parse"), walk(s("fetch", failed=True), "fetch", "parse")]
-    assert coverage([check(retry, t) for t in trials]) == 1.0  # a retry is code's, not a choice
+def move(instance: int, v: str, u: str = "x") -> Move:
+    return Move(instance, u, v, {})
+
+
+def test_kappa_is_within_instance_agreement_over_between_instance_agreement_corrected_for_chance() -> None:
+    """By hand: each instance always the same way (W 1, B 0: kappa 1); a coin in each (W 0, B 1/2: kappa -1);
+    three trials a, a, b and a, a, b (W 1/3, B 5/9: kappa (1/3 - 5/9) / (4/9) = -1/2)."""
+    assert kappa([move(0, "a")] * 3 + [move(1, "b")] * 3) == 1.0
+    assert kappa([move(0, "a"), move(0, "b"), move(1, "a"), move(1, "b")]) == -1.0
+    assert np.isclose(kappa([move(0, "a"), move(0, "a"), move(0, "b"), move(1, "a"), move(1, "a"), move(1, "b")]),
+                      -0.5)
+    assert kappa([move(0, "a"), move(1, "a")]) == 1.0  # one way only: nothing to tell apart
+
+
+def instance(d: Any, *trials: Walk) -> float:
+    return score(d, [moves(t, d.free) for t in trials])
+
+
+def test_one_undrawn_choice_is_not_diluted_by_code_steps_and_slips_are_not_undrawable() -> None:
+    pipeline = [walk("a", "b", "c", "d", "e")] * 3
+    d = learn(pipeline * 4, instances=[k for k in range(4) for _ in range(3)])
+    assert instance(d, *pipeline) == 1.0
+    slipped = walk("a", "c", "b", "c", "d", "e")  # one call to a wrong tool, then the process goes on
+    assert instance(d, slipped, *pipeline[:2]) == 1.0
+    coin = [walk("a", "b", "c", "d", "e", x) for x in ("f", "g", "f", "g", "g", "f")]  # a coin after five steps
+    d = learn(coin * 2, instances=[k // 3 for k in range(12)])
+    assert d.choices["e"].kappa < 0.3 and instance(d, *coin[:3]) == 0.0
+
+
+def test_a_wide_model_choice_on_a_loop_is_agent_like_and_a_wide_router_once_is_routing() -> None:
+    places = [f"p{i}" for i in range(8)]
+    loops = [walk(*random.Random(k).sample(places, 4)) for k in range(10) for _ in range(3)]
+    d = learn(loops, instances=[k for k in range(10) for _ in range(3)])
+    assert any(c.agent_like for c in d.choices.values())
+    routed = [walk("lookup", f"h{k % 6}", "reply") for k in range(12) for _ in range(3)]
+    d = learn(routed, instances=[k for k in range(12) for _ in range(3)])
+    assert d.choices["lookup"].ways == 6 and not d.choices["lookup"].agent_like and d.choices["lookup"].drawn
+    assert len(d.edges["lookup"]) == 6  # a router not on a loop keeps all its ways
+
+
+def test_tools_named_start_and_end_are_steps_like_any_other() -> None:
+    d = learn([walk("start", "end")] * 4, instances=[0, 0, 1, 1])
+    assert {"start", "end"} <= set(d.tools) and START not in d.tools and instance(d, walk("start", "end")) == 1.0
+
+
+def test_a_parallel_round_of_any_typed_workers_is_one_step() -> None:
+    workers = ["w_a", "w_b", "w_c", "w_d", "w_e", "w_f"]
+    rounds = [Walk((Step(frozenset(random.Random(k).sample(workers, 2 + k % 4))), Step(frozenset({"synth"}))))
+              for k in range(14) for _ in range(3)]
+    d = learn(rounds, instances=[k for k in range(14) for _ in range(3)])
+    assert "+".join(workers) in d.tools  # one step, not one per set of workers
+    assert drawability({f"i{k}": rounds[3 * k: 3 * k + 3] for k in range(14)}).value == 1.0
 
 
 def routes(n: int, change: int) -> dict[str, list[Walk]]:
@@ -201,5 +252,5 @@ def test_the_shares_of_many_drawing_sets_are_those_of_learning_and_checking_each
         chosen = [k for k in range(len(instances)) if row[k]]
         d = learn([x for k in chosen for x in instances[k]], instances=[k for k in chosen for _ in instances[k]],
                   cap=cap, min_share=share, routes=routes_)
-        want = [0.0 if row[k] else coverage([check(d, x) for x in ws]) for k, ws in enumerate(instances)]
+        want = [0.0 if row[k] else score(d, [moves(x, d.free) for x in ws]) for k, ws in enumerate(instances)]
         assert np.allclose(shares, want)

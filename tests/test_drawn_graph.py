@@ -135,8 +135,8 @@ def test_a_dispatch_on_a_result_field_reaches_a_tool_no_drawing_walk_called() ->
 
 def test_a_model_choice_offers_only_the_kept_successors_tools() -> None:
     drawing = learn_graph(walks("a", "b", times=4) + walks("a", "c", times=3) + walks("a", "d", times=3)
-                          + walks("a", "e", times=2), cap=3)
-    assert drawing.edges["a"] == ("b", "c", "d")  # e: capped away
+                          + walks("a", "e", times=2), min_share=0.2)
+    assert drawing.edges["a"] == ("b", "c", "d")  # e: 2 walks of 12, under the share kept
     model = ScriptedModel([call("a"), call("c"), message("done")])
     result = run_workflow(compile_drawing(drawing, PLAIN), model, "t")
     assert offered(model.requests[1]) == ["b", "c", "d"] and model.requests[1]["tool_choice"] == {"type": "any"}

@@ -1,16 +1,16 @@
-"""Drawability: the share of unseen instances' walks that a graph drawn from `d` instances covers.
+"""Drawability: how much of unseen instances' decisions a graph drawn from `d` instances draws.
 
 **What is estimated.** Draw a graph (`graph.learn_graph`) from the walks of `d` instances (all their
-trials); take a new instance; the share of its walks that fit the graph. Drawability is the expected
-value of that share, over which `d` instances drew the graph and which instance is new. It is defined
-at a fixed `d` (default `D`, 10), so it does not drift with how many instances a folder has: more
-instances only narrow its interval. (It does depend on the trials per instance, as any reading of an
-agent's walks does: a second trial shows the retries a drawing must allow for.)
+trials); take a new instance; its score (`fit.score`: its trials' decisions judged, the least drawn one
+counting). Drawability is the expected value of that score, over which `d` instances drew the graph and
+which instance is new. It is defined at a fixed `d` (default `D`, 10), so it does not drift with how many
+instances a folder has: more instances only narrow its interval. (It does depend on the trials per
+instance, as any reading of an agent's walks does: its trials' agreement is what a slip is judged against.)
 
 **How.** Cross-fitting over seeded splits: each split shuffles the instances and cuts them into
 drawing sets of `d` (so every instance draws as often as every other); each drawing set's graph is
 tested on every instance outside it (so every instance is tested). An instance counts once, whatever its
-trials: its coverage is the share of its own walks that fit, and the estimate is the mean over
+trials: its score reads them all together, and the estimate is the mean over
 (drawing set, tested instance) pairs.
 
 **The interval** is a delete-one-instance jackknife: the estimate is recomputed with each instance left
@@ -20,10 +20,9 @@ spread of those recomputations gives the standard error; the interval is the est
 instance's trials agree with each other far more than with other instances'. When every tested walk fitted
 (or none did) there is nothing to spread: see `interval`.
 
-Its coverage was checked by simulation on the ten synthetic processes of `tests/synthetic_walks.py`
-(trials correlated within instances): over 150 folders of 30 instances × 3 trials each, at nominal 95 % it
-covered the true value 94.0–100 % of the time (`python -m benchmarks.perf.drawability_gap`;
-`tests/test_drawability_truth.py` checks at least 85 % on routing and the random walk).
+Its coverage was checked by simulation on the known-truth processes of `tests/synthetic_walks.py` (`COVERED`,
+trials correlated within instances): `python -m benchmarks.perf.drawability_gap --parts cover`;
+`tests/test_drawability_truth.py` checks at least 85 % on two of them.
 """
 
 from __future__ import annotations

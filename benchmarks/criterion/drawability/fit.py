@@ -1,24 +1,23 @@
-"""Does a walk fit a drawing, and is what the model chose in it a function of the instance?
+"""Does a walk fit a drawing, and how much of an instance's process does a drawing draw?
 
 **Fits** (`check`): every transition is explained by the drawing's code (a dispatch rule predicts it, or it is
 a fixed edge) or is one of the model's kept ways on; every step within its bounds (repeats in a row, visits).
 A fitting walk's *signature* is the sequence of the model's choices it made (the transitions no code explains).
+It says whether a workflow run along the drawing could have taken this exact walk.
 
-**Coverage of an instance** (`coverage`): the share of its walks that fit *and* whose model choices its other
-fitting trials repeat. The drawing's model choices are routers fixed in advance: drawn, only if what the model
-chooses there follows from the instance. A choice that differs from trial to trial of the same input (a random
-walk, a first tool picked at random) is nothing a router can be drawn for, however few tools it ranges over; one
-the input decides (which lookup a ticket needs, how many hops a question takes) is. So a fitting walk counts
-by the share of the instance's other fitting walks with the same signature (pairwise agreement, whose expected
-value does not depend on how many trials there are), and in full when no other trial fitted (nothing
-contradicts it; with one trial per instance agreement cannot be read and coverage is that of fitting alone).
+**Score** (`score`): what drawability averages. Not whether whole walks fit, which falls as (1 - e)^L with the
+agent's slips and the walk's length, but decision by decision (`decisions.py`): the instance's trials lined up by
+state, a deviation from code's rule counted as a slip where the rule is right at least as often as the agent
+agrees with itself, a model choice drawn only when it is no agent in disguise and depends on the instance, and
+the instance scored by its least drawn decision.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
 
+from benchmarks.criterion.drawability.decisions import State, judged
 from benchmarks.criterion.drawability.learn import END, Drawing, Move, moves
 from benchmarks.criterion.drawability.walks import Walk
 
@@ -46,17 +45,46 @@ def check(drawing: Drawing, walk: Walk, ms: Sequence[Move] | None = None) -> Sig
     return tuple(choices)
 
 
-def coverage(signatures: Sequence[Signature | None]) -> float:
-    """An instance's coverage from its walks' `check` results (see the module docstring)."""
-    if not signatures:
-        return 0.0
-    fitting = [s for s in signatures if s is not None]
-    same = Counter(fitting)
-    total = 0.0
-    for s in fitting:
-        others = len(fitting) - 1
-        total += 1.0 if others == 0 else (same[s] - 1) / others
-    return total / len(signatures)
+def classify(drawing: Drawing, m: Move) -> tuple[Hashable, bool, bool] | None:
+    """Who decides move `m`: (the decision it belongs to, whether the drawing takes the same step there, whether
+    that decision is drawn); None where the drawing never saw anyone decide."""
+    pred = drawing.predict(m.u, m.feats)
+    if pred is not None:
+        ways = drawing.edges.get(m.u, ())
+        room = m.stretch < drawing.bound.get(m.u, 1)
+        if pred == m.u and not room and any(v != m.u for v in ways):  # a bounded loop's exit
+            return ("code", m.u), m.v in ways and m.v != m.u, True
+        if pred != m.u and room and m.u in ways and drawing.in_sequence(m.u, m.feats) == pred:
+            return ("code", m.u), m.v in (m.u, pred), True  # a pipeline step repeated, within its bound
+        return ("code", m.u), m.v == pred, True
+    choice = drawing.choices.get(m.u)
+    if choice is None:
+        return None
+    return ("model", choice.nodes), m.v in drawing.edges.get(m.u, ()), choice.drawn
+
+
+def score(drawing: Drawing, trials: Sequence[Sequence[Move]]) -> float:
+    """An instance's drawability under a drawing, from its trials' moves: the lowest score of its decisions
+    (`decisions.py`: lined up by state, deviations where the rule beats the agent's self-agreement are slips, a
+    model choice that is agent-like or not the instance's scores 0)."""
+    lined = len(trials) >= 2
+    reached: dict[State, set[int]] = defaultdict(set)
+    entries: list[tuple[Hashable, State, bool, str]] = []
+    gates: dict[Hashable, bool] = {}
+    for t, ms in enumerate(trials):
+        for m in ms:
+            got = classify(drawing, m)
+            if got is None:
+                continue
+            key, right, gates[key] = got
+            s = m.state()
+            reached[s].add(t)
+            entries.append((key, s, right, m.v))
+    groups: dict[Hashable, list[tuple[State, bool, str]]] = defaultdict(list)
+    for key, s, right, v in entries:
+        if not lined or len(reached[s]) >= 2:
+            groups[key].append((s, right, v))
+    return min((judged(g, lined) if gates[key] else 0.0 for key, g in groups.items()), default=1.0)
 
 
 def fits(drawing: Drawing, walk: Walk) -> bool:

@@ -15,12 +15,13 @@ from typing import Any
 
 import networkx as nx
 
+from benchmarks.criterion.drawability.decisions import Choice
 from benchmarks.criterion.drawability.learn import CAP, END, MIN_SHARE, ROUTES, START, Drawing, Rule
 
 __all__ = ["CAP", "END", "MIN_SHARE", "ROUTES", "START", "GraphSize", "from_json", "graph_size", "to_graph", "to_json"]
 
 FORMAT = "wva-drawn-graph"
-VERSION = 2
+VERSION = 3  # 3: reserved nodes that no tool name can take; the model choices
 
 
 def _explained(d: Drawing, u: str, v: str) -> Rule | None:
@@ -92,6 +93,9 @@ def to_json(d: Drawing, about: dict[str, Any] | None = None) -> str:
                       "walks": d.through.get(n, 0), "rules": [_rule(r) for r in d.rules.get(n, ())]}
                      for n, t in sorted(d.tools.items())],
            "start": {"rules": [_rule(r) for r in d.rules.get(START, ())]},
+           "choices": [{"nodes": sorted(c.nodes), "ways": c.ways, "loop": c.loop, "kappa": c.kappa,
+                        "within": c.within}
+                       for c in sorted(set(d.choices.values()), key=lambda c: sorted(c.nodes))],
            "edges": [{"source": u, "target": v, "walks": d.taken.get((u, v), 0)} for u in sorted(d.edges)
                      for v in d.edges[u]],
            "taken": [{"source": u, "target": v, "walks": k} for (u, v), k in sorted(d.taken.items())],
@@ -128,6 +132,8 @@ def _parsed(data: Any) -> Drawing:
     rules = {n: tuple(Rule(**r) for r in d["rules"]) for n, d in nodes.items() if d["rules"]}
     if data["start"]["rules"]:
         rules[START] = tuple(Rule(**r) for r in data["start"]["rules"])
+    choices = [Choice(frozenset(map(str, c["nodes"])), int(c["ways"]), bool(c["loop"]), float(c["kappa"]),
+                      float(c["within"])) for c in data["choices"]]
     routes, cap = data["routes"], int(data["cap"])
     if cap < 1 or (routes is not None and int(routes) < 1):
         raise ValueError("bad drawn graph: cap or routes below 1")
@@ -141,4 +147,5 @@ def _parsed(data: Any) -> Drawing:
         taken={(str(e["source"]), str(e["target"])): int(e["walks"]) for e in data["taken"]},
         through={n: int(d["walks"]) for n, d in nodes.items()},
         sequence=tuple((str(n), str(f), str(v)) for n, f, v in data["sequence"]),
-        args={str(t): tuple((str(a), str(f)) for a, f in args) for t, args in data["args"].items()})
+        args={str(t): tuple((str(a), str(f)) for a, f in args) for t, args in data["args"].items()},
+        choices={n: c for c in choices for n in c.nodes})

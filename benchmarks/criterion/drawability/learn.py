@@ -10,16 +10,20 @@ make, and the few choices left to the model (`learn`), in the one sense of "draw
 2. **Code dispatches.** At each step, the next step is explained by code when a rule reads it off a
    code-readable value of the last result or of the input (`walks.py`): a decision list per step, learned
    greedily — `names` (the next step is the tool a field names: `next.tool`), `equals` (a field's value picks a
-   step: `is_error == true` → again, `input.flag_3 == true` → step 3) or `always` (a fixed edge). A rule is kept
-   when it predicts the next step for at least `MIN_INSTANCES` drawing instances, right at least `ACCURACY` of the
-   times it applies (`always`: every time; an agent's slip is not a different graph, a model's two ways on are
-   not a fixed edge). A `names` rule that holds over every step is kept for the drawing as a whole (`anywhere`):
-   it reaches steps no drawing walk went to.
-3. **Model choices.** What no rule explains is the model's choice: an edge kept when at least `min_share` of the
-   drawing walks took it, at most `cap` of them per step (`patterns.workflows.K`), the most taken first (ties:
-   by name); the start's are a routing table, held to `routes` (None: no limit): the first step is chosen from
-   the input before any tool has answered.
-4. **Bounds.** A step may repeat in a row as often as any drawing walk repeated it, be visited as often as any
+   step: `is_error == true` → again, `input.flag_3 == true` → step 3) or `always` (a fixed edge). Rules are
+   learned where the instance's trials line up (`decisions.lined_up`: a state reached once is a slip's
+   aftermath), kept when they predict the next step for at least `MIN_INSTANCES` drawing instances, right at
+   least `ACCURACY` of the times they apply and at least as often as the agent agrees with itself there
+   (`decisions.consistent`: the rest are its slips). A `names` rule that holds over every step is kept for
+   the drawing as a whole (`anywhere`): it reaches steps no drawing walk went to.
+3. **Model choices.** Where no rule applies the model decides (`decisions.py`): its choices that follow each
+   other are one choice, with its ways counted over the tree, whether it is on a loop, and how much it depends on
+   the instance. An edge no rule explains is kept as a way on when at least `min_share` of the drawing walks took
+   it, the most taken first (ties: by name); a router not on a loop keeps them all (routing, however wide), an
+   agent-like choice at most `cap` (`patterns.workflows.K`: the drawn workflow never offers more on a loop), the
+   start's at most `routes` (None: no limit).
+4. **Bounds.** A step may repeat in a row as often as one instance repeated it in two of its walks (any walk,
+   where instances have one), be visited as often as any
    drawing walk visited it, and a walk may be as long as the longest drawing walk; a step only a dispatch
    reaches is bounded as the drawing's most visited step.
 """
@@ -32,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from benchmarks.criterion.drawability.decisions import Choice, choices_of, lined_up
 from benchmarks.criterion.drawability.moves import END, START, Move, moves, order_free
 from benchmarks.criterion.drawability.rules import Rule, arguments_of, decision_list, in_sequence, pipeline
 from benchmarks.criterion.drawability.walks import Walk
@@ -64,6 +69,7 @@ class Drawing:
     through: Mapping[str, int] = field(default_factory=dict)  # drawing walks per node
     sequence: tuple[tuple[str, str, str], ...] = ()  # a pipeline's steps in order, each (node, field, value)
     args: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # per tool: (argument, field)
+    choices: Mapping[str, Choice] = field(default_factory=dict)  # per node where the model decides, its choice
 
     @cached_property
     def _plan(self) -> dict[str, tuple[tuple[Rule, ...], bool, tuple[Rule, ...]]]:
@@ -127,27 +133,46 @@ def learn(walks: Sequence[Walk], *, cap: int = CAP, min_share: float = MIN_SHARE
     draft = Drawing(len(walks), cap, min_share, routes, free, rules, anywhere, {}, {}, {}, 0, {},
                     sequence=pipeline(per_walk))
     unexplained: Counter[tuple[str, str]] = Counter()
+    model: list[Move] = []
     for ms in per_walk:
-        unexplained.update({(m.u, m.v) for m in ms if draft.predict(m.u, m.feats) != m.v})
-    return _finish(draft, per_walk, unexplained, full)
+        predicted = [draft.predict(m.u, m.feats) for m in ms]
+        unexplained.update({(m.u, m.v) for m, p in zip(ms, predicted, strict=True) if p != m.v})
+        model += [m for m, p in zip(ms, predicted, strict=True) if p is None]
+    return _finish(draft, per_walk, unexplained, choices_of(lined_up(model)), full)
+
+
+def _repeated(runs: dict[tuple[int, str], list[int]]) -> dict[str, int]:
+    """A node's bound where trials repeat: the longest run at it that one instance made in two or more of its walks
+    (a slip that drags a retry on in one trial does not move the loop's bound); none where nothing repeats."""
+    out: dict[str, int] = {}
+    for (_, name), ks in runs.items():
+        if len(ks) >= 2:
+            out[name] = max(out.get(name, 1), sorted(ks)[-2])
+    return out
 
 
 def _finish(draft: Drawing, per_walk: list[list[Move]], unexplained: Counter[tuple[str, str]],
-            full: bool = True) -> Drawing:
+            choices: Mapping[str, Choice], full: bool = True) -> Drawing:
     common = {e: k for e, k in unexplained.items() if k >= draft.min_share * draft.walks}
     edges: dict[str, tuple[str, ...]] = {}
     for u in sorted({u for u, _ in common}):
         ranked = sorted((v for uu, v in common if uu == u), key=lambda v: (-common[u, v], v))
-        edges[u] = tuple(ranked[: draft.cap if u != START else draft.routes])
+        wide = u in choices and choices[u].agent_like
+        edges[u] = tuple(ranked[: draft.routes if u == START else draft.cap if wide else None])
     bound: dict[str, int] = {}
     visits: dict[str, int] = {}
     tools: dict[str, tuple[str, ...]] = {}
     taken: Counter[tuple[str, str]] = Counter()
     through: Counter[str] = Counter()
+    runs: dict[tuple[int, str], list[int]] = {}  # (instance, node): each walk's longest run at it
     for ms in per_walk:
         names = [m.v for m in ms[:-1]]
+        longest_run: dict[str, int] = {}
         for name, run in itertools.groupby(names):
-            bound[name] = max(bound.get(name, 1), len(list(run)))
+            longest_run[name] = max(longest_run.get(name, 1), len(list(run)))
+            bound[name] = max(bound.get(name, 1), longest_run[name])
+        for name, k in longest_run.items():
+            runs.setdefault((ms[0].instance, name), []).append(k)
         for name, k in Counter(n for n, _ in itertools.groupby(names)).items():
             visits[name] = max(visits.get(name, 0), k)
         tools.update({name: tuple(name.split("+")) for name in names})
@@ -155,8 +180,9 @@ def _finish(draft: Drawing, per_walk: list[list[Move]], unexplained: Counter[tup
             taken.update({(m.u, m.v) for m in ms})
             through.update(set(names))
     longest = max((len(ms) - 1 for ms in per_walk), default=0)
+    bound.update(_repeated(runs))
     return Drawing(draft.walks, draft.cap, draft.min_share, draft.routes, draft.free, draft.rules, draft.anywhere,
                    edges, bound, visits, longest, tools, dict(taken), dict(through), draft.sequence,
-                   arguments_of(per_walk) if full else {})
+                   arguments_of(per_walk) if full else {}, dict(choices))
 
 

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from benchmarks.criterion.drawability.decisions import consistent, lined_up
 from benchmarks.criterion.drawability.moves import END, MIN_INSTANCES, START, Move
 
-ACCURACY = 0.8  # a dispatch rule is right at least this often where it applies (the rest: the agent's slips)
+PIPELINE = 0.8  # a pipeline explains this share of the moves between different steps (a loop's are not)
+ACCURACY = 0.6  # a dispatch rule is right at least this often where it applies (where trials line up: `lined_up`)
 
 
 @dataclass(frozen=True)
@@ -38,17 +40,18 @@ class Rule:
         return self.target if got == self.value else None
 
     def text(self) -> str:
+        target = "end" if self.target == END else self.target  # as a reader calls it (no tool can be `<end>`)
         if self.kind == "names":
             return f"the tool {self.field} names"
-        return self.target if self.kind == "always" else f"{self.field} = {self.value} → {self.target}"
+        return target if self.kind == "always" else f"{self.field} = {self.value} → {target}"
 
 
 def decision_list(moves_: Sequence[Move], pooled: bool = False) -> tuple[Rule, ...]:
     """The rules that explain a step's next steps, learned greedily (see the module docstring); `pooled`: over
     every step's moves at once, so no `always` rule (a fixed edge belongs to one step)."""
-    remaining, rules = list(moves_), []
+    remaining, rules = lined_up(moves_), []
     while remaining:
-        rule = _best_rule(remaining, pooled)
+        rule = next((r for r in _candidates(remaining, pooled) if _holds(r, remaining)), None)
         if rule is None:
             break
         rules.append(rule)
@@ -56,8 +59,22 @@ def decision_list(moves_: Sequence[Move], pooled: bool = False) -> tuple[Rule, .
     return tuple(rules)
 
 
-def _best_rule(ms: Sequence[Move], pooled: bool = False) -> Rule | None:
-    """The rule predicting the most of these moves right, among those that hold (see the module docstring).
+def _holds(rule: Rule, ms: Sequence[Move]) -> bool:
+    """A rule is the process, its misses the agent's slips, only where it is right at least as often as the
+    agent agrees with itself at the same states (`decisions.consistent`): a majority the agent departs from
+    consistently (the exit of a loop the input counts) is no rule. A retry on an error, left at the longest
+    stretch the drawing walks made, is leaving at the loop's bound (the drawing keeps it), not a miss."""
+    covered = [(m, got) for m in ms if (got := rule.predict(m.feats)) is not None]
+    on_error = rule.kind == "equals" and "error" in rule.field and rule.value != "false"
+    if covered and on_error and all(got == m.u for m, got in covered):  # a retry: leaving at its longest is its bound
+        top = max(m.stretch for m, _ in covered)
+        covered = [(m, got) for m, got in covered if m.stretch < top or m.v == m.u]
+    return consistent([m for m, _ in covered], [got == m.v for m, got in covered])
+
+
+def _candidates(ms: Sequence[Move], pooled: bool = False) -> list[Rule]:
+    """The rules that hold on these moves' counts, the one predicting the most right first (see the module
+    docstring).
 
     Counted in one pass with plain dicts (it runs for every step of every drawing set): per (field, value, next
     step) how many moves, and whether more than one instance made them."""
@@ -79,8 +96,8 @@ def _best_rule(ms: Sequence[Move], pooled: bool = False) -> Rule | None:
     candidates: list[tuple[tuple[int, float, int, int, str, str], Rule]] = []
     targets = Counter(m.v for m in ms)
     target, n = targets.most_common(1)[0]
-    if not pooled and n == len(ms) and len({m.instance for m in ms}) >= MIN_INSTANCES:
-        candidates.append(((n, 1.0, 0, 0, "", ""), Rule("always", target=target)))
+    if not pooled and n >= ACCURACY * len(ms) and len({m.instance for m in ms}) >= MIN_INSTANCES:
+        candidates.append(((n, n / len(ms), 0, 0, "", ""), Rule("always", target=target)))
     for k in several:  # at least two instances: MIN_INSTANCES
         f, val, target = k
         right, total = counts[k], totals[f, val]
@@ -89,7 +106,7 @@ def _best_rule(ms: Sequence[Move], pooled: bool = False) -> Rule | None:
     if (names := best_names(ms)) is not None:
         right = sum(1 for m in ms if m.feats.get(names.field) == m.v)
         candidates.append(((right, 1.0, 2, -len(names.field), names.field, ""), names))
-    return max(candidates, key=lambda c: c[0])[1] if candidates else None
+    return [rule for _, rule in sorted(candidates, key=lambda c: c[0], reverse=True)]
 
 
 def best_names(ms: Sequence[Move]) -> Rule | None:
@@ -134,7 +151,7 @@ def pipeline(per_walk: Sequence[Sequence[Move]]) -> tuple[tuple[str, str, str], 
     # it must be what the drawing walks did: their moves between different steps, as often as a rule must be
     between = [(m, ms[0].feats) for ms in per_walk for m in ms if m.u != m.v]
     right = sum(in_sequence(tuple(steps), m.u, feats) == m.v for m, feats in between)
-    return tuple(steps) if right >= ACCURACY * len(between) else ()
+    return tuple(steps) if right >= PIPELINE * len(between) else ()
 
 
 def in_sequence(sequence: Sequence[tuple[str, str, str]], node: str, feats: Mapping[str, str]) -> str | None:

@@ -1,5 +1,5 @@
-"""Coverage for many drawing sets at once: per split, the drawing learned from its drawing instances and the
-coverage (`fit.coverage`) of every instance outside it.
+"""Scores for many drawing sets at once: per split, the drawing learned from its drawing instances and the
+score (`fit.score`) of every instance outside it.
 
 Learning is done once per split; checking a walk against a drawing is memoised by the drawing's content, since
 most drawing sets of a regular task learn the same drawing, and a walk's steps (its fan-out merging) by the
@@ -12,7 +12,7 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
-from benchmarks.criterion.drawability.fit import check, coverage
+from benchmarks.criterion.drawability.fit import score
 from benchmarks.criterion.drawability.learn import CAP, MIN_SHARE, ROUTES, Drawing, Move, learn, moves
 from benchmarks.criterion.drawability.walks import Walk
 
@@ -20,7 +20,8 @@ from benchmarks.criterion.drawability.walks import Walk
 def drawing_key(d: Drawing) -> Hashable:
     """What a drawing decides fits (equal keys: equal `check` results on every walk)."""
     return (d.free, tuple(sorted(d.rules.items())), d.anywhere, d.sequence, tuple(sorted(d.edges.items())),
-            tuple(sorted(d.bound.items())), tuple(sorted(d.visits.items())), d.longest)
+            tuple(sorted(d.bound.items())), tuple(sorted(d.visits.items())), d.longest,
+            tuple(sorted((n, c.ways, c.loop, c.drawn) for n, c in d.choices.items())))
 
 
 def fit_shares(walks: Mapping[str, Sequence[Walk]], drawing: np.ndarray, *, cap: int = CAP,
@@ -46,7 +47,6 @@ def fit_shares(walks: Mapping[str, Sequence[Walk]], drawing: np.ndarray, *, cap:
         key = drawing_key(learned)
         for i in np.flatnonzero(row == 0):
             if (key, i) not in covered:
-                covered[key, i] = coverage([check(learned, w, m) for w, m in zip(runs[i], of(i, learned.free),
-                                                                                 strict=True)])
+                covered[key, i] = score(learned, of(i, learned.free))
             out[r, i] = covered[key, i]
     return out

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from benchmarks.tasks.base import PATTERNS, Environment, FamilyBase, Instance, Param, marked
+from benchmarks.tasks.walks import known
 from benchmarks.tasks.walks.processes import NAMES, History, Process, make
 from patterns.fields import structured
 from patterns.sim.policy import Decider, Reply, Request
@@ -57,8 +58,8 @@ class Walks(FamilyBase):
     PARAMS: ClassVar[dict[str, Param]] = {
         "process": Param("routing", _process, f"the process: {', '.join(NAMES)}"),
         "tools": Param(0, _count, "tools the process ranges over (0: its default)"),
-        "shortest": Param(0, _count, "a random walk's fewest calls (0: the default, 2)"),
-        "longest": Param(0, _count, "a random walk's most calls (0: the default, 8)"),
+        "shortest": Param(0, _count, "a walk's fewest calls, polls, steps or hops (0: the process's default)"),
+        "longest": Param(0, _count, "a walk's most calls, polls, steps or hops (0: the process's default)"),
         "most": Param(0, _count, "a bounded loop's most reads (0: the default, 6)"),
     }
 
@@ -88,7 +89,7 @@ class Walks(FamilyBase):
             history.append((name, result, failed))
             if failed:
                 raise LookupError(result["error"])
-            return json.dumps(result)
+            return result if isinstance(result, str) else json.dumps(result)  # prose stays prose
 
         call.__doc__ = f"Step {name} of the process.\n\nArgs:\n    key: the case's key, e.g. \"K-7\"\n"
         return tool(call, name=name, timeout_s=None)
@@ -127,14 +128,26 @@ class WalksPolicy:
         case = structured(request.first_user_text())
         if not isinstance(case, dict):
             return Reply([{"type": "text", "text": "UNKNOWN: no case."}])
-        results = {r["tool_use_id"]: r for r in request.tool_results()}
-        history: History = []
-        for use in request.tool_uses():
+        slip = not decide.correct(f"walks|{self.walker.name}|{case.get('case')}|{len(request.tool_uses())}")
+        calls = self.walker.round(case, rounds_of(request), decide.rng, slip)
+        if not calls:
+            return Reply([{"type": "text", "text": "DONE"}])
+        return Reply([{"type": "tool_use", "name": tool_name, "input": args} for tool_name, args in calls])
+
+
+def rounds_of(request: Request) -> known.Done:
+    """The calls so far, one round per assistant reply: (tool, result, is_error) each."""
+    results = {r["tool_use_id"]: r for r in request.tool_results()}
+    rounds: known.Done = []
+    for message in request.messages:
+        if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+            continue
+        uses = [b for b in message["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
+        done = []
+        for use in uses:
             r = results.get(use.get("id"), {"content": "{}", "is_error": True})
             value = structured(r["content"])
-            history.append((str(use.get("name")), value if isinstance(value, dict) else {}, bool(r["is_error"])))
-        slip = not decide.correct(f"walks|{self.walker.name}|{case.get('case')}|{len(history)}")
-        call = self.walker.next(case, history, decide.rng, slip)
-        if call is None:
-            return Reply([{"type": "text", "text": "DONE"}])
-        return Reply([{"type": "tool_use", "name": call[0], "input": call[1]}])
+            done.append((str(use.get("name")), value if isinstance(value, dict) else r["content"], bool(r["is_error"])))
+        if done:
+            rounds.append(done)
+    return rounds

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarks.tasks.walks import known
+
 Call = tuple[str, dict[str, Any]]
 History = list[tuple[str, dict[str, Any], bool]]  # (tool, result, is_error) per call so far
 Next = Callable[["Process", dict[str, Any], History, random.Random, bool], "Call | None"]
@@ -45,6 +47,8 @@ class Process:
 
     def case(self, i: int, rng: random.Random) -> dict[str, Any]:
         """Case i's input, drawn from `rng` (its number names the case's world: another seed, other cases)."""
+        if self.name in known.PLANS:
+            return known.case_of(self, i, rng)
         out: dict[str, Any] = {"case": i * 1_000_000 + rng.randrange(1_000_000)}
         if self.name == "bounded_loop":
             out["reads"] = rng.randint(1, self.settings.get("most", 6))
@@ -54,8 +58,10 @@ class Process:
             out["next"] = _trail(self, out)[0]
         return out
 
-    def result(self, case: dict[str, Any], tool: str, args: dict[str, Any], history: History) -> tuple[dict, bool]:
+    def result(self, case: dict[str, Any], tool: str, args: dict[str, Any], history: History) -> tuple[Any, bool]:
         """The tool's answer: an error when the call's `key` is not the case's; a trail names its next step."""
+        if self.name in known.PLANS:
+            return known.answer(self, case, tool, args, history)
         if args.get("key") != f"K-{case['case']}":
             return {"error": f"no record {args.get('key')!r}"}, True
         if self.name != "code_dispatch":
@@ -68,6 +74,13 @@ class Process:
 
     def next(self, case: dict[str, Any], history: History, rng: random.Random, slip: bool) -> Call | None:
         return self.choose(self, case, history, rng, slip)
+
+    def round(self, case: dict[str, Any], rounds: known.Done, rng: random.Random, slip: bool) -> list[Call] | None:
+        """The next round's calls from the rounds so far (one call, except an orchestrator's parallel round)."""
+        if self.name in known.PLANS:
+            return known.next_round(self, case, rounds, rng, slip)
+        call = self.next(case, [(t, r if isinstance(r, dict) else {}, f) for rs in rounds for t, r, f in rs], rng, slip)
+        return None if call is None else [call]
 
 
 def _key(case: dict[str, Any], slip: bool) -> dict[str, Any]:
@@ -217,7 +230,7 @@ _CHOOSE: dict[str, tuple[bool, Next]] = {
     "code_dispatch": (True, _code_dispatch), "open_ended": (False, _open_ended),
     "random_walk": (False, _random_walk), "first_random": (False, _first_random),
 }
-NAMES = tuple(_CHOOSE)
+NAMES = (*_CHOOSE, *known.PLANS)
 
 
 def _tools(name: str, settings: dict[str, Any]) -> tuple[str, ...]:
@@ -240,23 +253,34 @@ def _tools(name: str, settings: dict[str, Any]) -> tuple[str, ...]:
 
 def make(name: str, **settings: Any) -> Process:
     """A process by name, with its settings (`tools`, `shortest`, `longest`, `most`, `shares`, `concentration`)."""
+    if name in known.PLANS:
+        return Process(name, known.PLANS[name][0], known.tools_of(name, settings), _known, dict(settings))
     if name not in _CHOOSE:
         raise ValueError(f"unknown process {name!r}: choose from {', '.join(NAMES)}")
     drawable, choose = _CHOOSE[name]
     return Process(name, drawable, _tools(name, settings), choose, dict(settings))
 
 
+def _known(p: Process, case: dict, history: History, rng: random.Random, slip: bool) -> Call | None:
+    raise TypeError(f"{p.name} walks in rounds: call Process.round")
+
+
 def simulate(p: Process, case: dict[str, Any], rng: random.Random, error: float = 0.0,
-             most: int = 60) -> list[tuple[str, dict[str, Any], dict[str, Any], bool]]:
-    """One trial's calls, (tool, arguments, result, is_error) each: the process's own agent, slipping at `error`."""
+             most: int = 60) -> list[list[tuple[str, dict[str, Any], Any, bool]]]:
+    """One trial's rounds, each its calls (tool, arguments, result, is_error): the process's own agent, slipping at
+    `error` per round."""
     history: History = []
-    calls = []
+    rounds: known.Done = []
+    out = []
     for _ in range(most):
-        call = p.next(case, history, rng, rng.random() < error)
-        if call is None:
+        calls = p.round(case, rounds, rng, rng.random() < error)
+        if not calls:
             break
-        tool, args = call
-        result, failed = p.result(case, tool, args, history)
-        history.append((tool, result, failed))
-        calls.append((tool, args, result, failed))
-    return calls
+        done = []
+        for tool, args in calls:
+            result, failed = p.result(case, tool, args, history)
+            done.append((tool, args, result, failed))
+        history += [(t, r, f) for t, _, r, f in done]
+        rounds.append([(t, r, f) for t, _, r, f in done])
+        out.append(done)
+    return out

@@ -1,0 +1,214 @@
+"""Decisions, not walks: who decides each transition of a walk, and whether that decision is drawn.
+
+A walk is read as its decisions, each a transition taken at a *state*: the node, how many times in a row it has
+been visited, and what code could read there. The trials of one instance are lined up by state: a state two or
+more trials reached is a point where the agent's self-agreement can be read.
+
+**Where code decides** (a rule of the drawing predicts the next step; a bounded loop past its bound exits to one
+of its kept ways), the agent's deviations are judged against its own consistency. At the instance's lined-up
+states of that node, the rule is right with rate R and the agent agrees with itself (two of its moves at the same
+state chose the same step) with rate A. When R >= A the deviations are the agent's slips: a rule it follows at
+least as often as it repeats itself is the process, and the decision scores 1; otherwise R / A.
+
+**Where the model decides** (no rule applies), the choices that follow each other form one *choice*: a model
+decision whose chosen step is again a model decision over overlapping ways is the same choice made again, on a
+loop (the model picks again after what it picked has answered); its width counts the ways of the whole tree
+(`patterns.workflows.choices.model_choices` on the graph of the choice). The choice is drawn only when it is not
+agent-like (more than K ways on a loop) and it depends on the instance: agreement within an instance's trials
+exceeds agreement between instances by at least `KAPPA`, corrected for chance (Cohen's kappa,
+(W - B) / (1 - B)), measured on the drawing instances — or, where every instance makes the same choice at the
+same state (B as high as W: a fixed way, or one the state decides, that the agent sometimes leaves), the agent
+agrees with itself there at least `AGREE` of the time. A coin (W about 1/2 over two ways, 1/8 over eight) is
+neither. A drawn choice is then judged as code's is, R being the
+share of the instance's moves that take one of its kept ways; an undrawn one scores 0.
+
+**An instance's score** is the lowest of its decisions' scores, so one undrawable decision is not diluted by ten
+code steps. States only one trial reached (the aftermath of a slip) are not judged: the slip that led there was.
+With one trial per instance nothing lines up, every state is judged and A is taken as 1.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+
+from benchmarks.criterion.drawability.moves import END, START, Move
+from patterns.workflows.choices import K, model_choices
+
+KAPPA = 0.3  # within-instance agreement must exceed between-instance agreement by this share of what chance left
+AGREE = 0.6  # or the agent agrees with itself this often there: a fixed way it sometimes leaves, not a coin
+ALONE = 0.8  # ... and this often where no state was reached twice (the measure's line before trials lined up)
+FLOOR = 0.65  # a rule is right at least this often where trials line up (a coin's majority is no rule)
+
+State = tuple[tuple[str, ...], str, tuple[tuple[str, str], ...]]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A model choice of a drawing: its nodes, its ways (the tree's leaves), whether it sits on a loop, its
+    chance-corrected instance dependence, and whether it is drawn."""
+
+    nodes: frozenset[str]
+    ways: int
+    loop: bool
+    kappa: float
+    within: float = 1.0  # agreement among an instance's trials at the same state
+
+    @property
+    def agent_like(self) -> bool:
+        return self.loop and self.ways > K
+
+    @property
+    def drawn(self) -> bool:
+        return not self.agent_like and (self.kappa >= KAPPA or self.within >= AGREE)
+
+
+def agreement(groups: Mapping[Hashable, Sequence[str]]) -> tuple[int, int]:
+    """(agreeing pairs, pairs) among the choices of each group."""
+    agree = total = 0
+    for choices in groups.values():
+        n = len(choices)
+        total += n * (n - 1) // 2
+        agree += sum(k * (k - 1) // 2 for k in Counter(choices).values())
+    return agree, total
+
+
+def shared(m: Move) -> Hashable:
+    """A move's state without the input's fields: what two instances' moves may share."""
+    way, u, feats = m.state()
+    return way, u, tuple((k, v) for k, v in feats if not k.startswith("input."))
+
+
+def between(moves: Sequence[Move]) -> tuple[int, int]:
+    """(agreeing pairs, pairs) among moves at the same state (`shared`) made on different instances."""
+    agree = total = 0
+    by_state: dict[Hashable, list[Move]] = defaultdict(list)
+    for m in moves:
+        by_state[shared(m)].append(m)
+    for ms in by_state.values():
+        per: Counter[int] = Counter(m.instance for m in ms)
+        pair: Counter[tuple[int, str]] = Counter((m.instance, m.v) for m in ms)
+        way: Counter[str] = Counter(m.v for m in ms)
+        total += (len(ms) ** 2 - sum(k * k for k in per.values())) // 2
+        agree += (sum(k * k for k in way.values()) - sum(k * k for k in pair.values())) // 2
+    return agree, total
+
+
+def kappa(moves: Sequence[Move]) -> float:
+    """Chance-corrected agreement within instances (lined up by state) over agreement between them; 1 when it
+    cannot be read (one way only, one trial, one instance): nothing contradicts the choice being the instance's."""
+    return agreements(moves)[0]
+
+
+def agreements(moves: Sequence[Move]) -> tuple[float, float]:
+    """(kappa, agreement within instances): see `kappa`; the agreement is 1 when nothing lines up."""
+    groups: dict[Hashable, list[str]] = defaultdict(list)
+    for m in moves:
+        groups[m.instance, m.state()].append(m.v)
+    w_agree, w_total = agreement(groups)
+    b_agree, b_total = between(moves)
+    w = w_agree / w_total if w_total else 1.0
+    if not w_total or not b_total or b_agree == b_total:
+        return 1.0, w
+    b = b_agree / b_total
+    return (w - b) / (1 - b), w
+
+
+def repeated_ways(model: Sequence[Move]) -> dict[str, set[str]]:
+    """Per node, the ways the model takes there as part of the process: taken at least twice by one instance (a
+    slip is rarely made twice); with one trial per instance nothing repeats, and every way taken counts."""
+    taken: Counter[tuple[int, str, str]] = Counter((m.instance, m.u, m.v) for m in model)
+    ways: dict[str, set[str]] = defaultdict(set)
+    several = any(k >= 2 for k in Counter((m.instance, m.u) for m in model).values())
+    for (_, u, v), k in taken.items():
+        if k >= 2 or not several:
+            ways[u].add(v)
+    return ways
+
+
+def choice_pools(model: Sequence[Move]) -> dict[str, tuple[frozenset[str], bool]]:
+    """Per model-decision node, the nodes of its choice and whether that choice is on a loop (see the module
+    docstring): a way u -> v the process takes joins u and v when v is a model decision too over overlapping ways."""
+    ways = repeated_ways(model)
+    graph = nx.Graph()
+    graph.add_nodes_from({m.u for m in model})
+    looped: set[str] = set()
+    for u, vs in ways.items():
+        for v in vs:
+            if u != START and v != END and (ways[u] & ways.get(v, set())) - {END}:
+                graph.add_edge(u, v)
+                looped.add(u)
+    out: dict[str, tuple[frozenset[str], bool]] = {}
+    for part in nx.connected_components(graph):
+        nodes = frozenset(part)
+        out.update({n: (nodes, bool(nodes & looped)) for n in nodes})
+    return out
+
+
+def width(nodes: frozenset[str], targets: Sequence[str]) -> int:
+    """The choice's ways as the patterns count them: its nodes offer the tools of every way taken, read by
+    `patterns.workflows.choices.model_choices` as one LLM step offered those tools (a tree counted by its leaves)."""
+    tools = sorted({t for v in targets if v != END for t in v.split("+")})
+    if not tools:
+        return 1
+    g = nx.DiGraph()
+    g.add_node("choose", kind="llm", label="choose")
+    g.add_node("offer", kind="tool", tools=tuple(tools), label="|".join(sorted(nodes)))
+    g.add_edge("choose", "offer")
+    return max((c.branches for c in model_choices(g)), default=len(tools))
+
+
+def choices_of(model: Sequence[Move]) -> dict[str, Choice]:
+    """Per node where the model decided in the drawing walks, its `Choice` (nodes, ways, loop, kappa)."""
+    out: dict[str, Choice] = {}
+    ways = repeated_ways(model)
+    for node, (nodes, loop) in choice_pools(model).items():
+        if node in out:
+            continue
+        mine = [m for m in model if m.u in nodes]
+        kept = {v for n in nodes for v in ways.get(n, ())}
+        choice = Choice(nodes, width(nodes, sorted(kept)), loop, *agreements(mine))
+        out.update({n: choice for n in nodes})
+    return out
+
+
+def lined_up(ms: Sequence[Move]) -> list[Move]:
+    """The moves made at a state their instance reached more than once (its trials lined up there); all of them
+    when nothing was reached twice (one trial per instance). Rules are learned from these: the moves after a slip,
+    at a state only that trial reached, are its aftermath, not the process."""
+    seen = Counter((m.instance, m.state()) for m in ms)
+    lined = [m for m in ms if seen[m.instance, m.state()] >= 2]
+    return lined or list(ms)
+
+
+def consistent(moves: Sequence[Move], right: Sequence[bool]) -> bool:
+    """Does a rule that is right on `right` of these moves hold as the process, the rest slips? Right at least as
+    often as the agent agrees with itself, and at least `FLOOR`, both read where an instance reached the same
+    state more than once (a state reached once is a slip's aftermath); where nothing was reached twice, right at
+    least `ALONE` of the time."""
+    groups: dict[Hashable, list[tuple[str, bool]]] = defaultdict(list)
+    for m, ok in zip(moves, right, strict=True):
+        groups[m.instance, m.state()].append((m.v, ok))
+    lined = {k: g for k, g in groups.items() if len(g) >= 2}
+    agree, total = agreement({k: [v for v, _ in g] for k, g in lined.items()})
+    hits, count = sum(ok for g in lined.values() for _, ok in g), sum(len(g) for g in lined.values())
+    if not count:  # nothing lines up (one trial per instance): slips cannot be told from choices, be strict
+        return sum(right) >= ALONE * len(moves)
+    return hits >= FLOOR * count and (not total or hits * total >= agree * count)
+
+
+def judged(right: Sequence[tuple[State, bool, str]], lined_up: bool) -> float:
+    """One decision's score on one instance: 1 when its rule is right (R) at least as often as the agent agrees
+    with itself at those states (A), else R / A (see the module docstring)."""
+    if not right:
+        return 1.0
+    r = sum(ok for _, ok, _ in right) / len(right)
+    groups: dict[Hashable, list[str]] = defaultdict(list)
+    for s, _, v in right:
+        groups[s].append(v)
+    agree, total = agreement(groups)
+    a = agree / total if lined_up and total else 1.0
+    return 1.0 if r >= a else r / a
