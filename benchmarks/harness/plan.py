@@ -63,9 +63,10 @@ class TaskPlan:
     def size(self) -> int:
         return self.count * len(self.patterns) * self.trials_each
 
-    def instances(self) -> Iterator[Any]:
-        """Made again when asked for (seeded, so the same), one at a time: a sweep holds one instance at once."""
-        return iter_instances(self.family, self.requested, self.seed)
+    def instances(self, start: int = 0) -> Iterator[Any]:
+        """Made again when asked for (seeded, so the same), one at a time from `start`: a sweep holds one
+        instance at once."""
+        return iter_instances(self.family, self.requested, self.seed, start)
 
 
 class Plan:
@@ -105,10 +106,10 @@ class Plan:
         current, index = None, -1  # the instance made last, and its place
         for position in positions:
             at = next(t for t in reversed(self.tasks) if t.start <= position)
-            if at is not task:
-                task, made, current, index = at, at.instances(), None, -1
             offset = position - at.start
             instance, rest = divmod(offset, len(at.patterns) * self.trials)
+            if at is not task:  # start at the first instance asked for (a later look needs none before it)
+                task, made, current, index = at, at.instances(instance), None, instance - 1
             while index < instance:  # positions ascend: each instance is made once, when first needed
                 current, index = next(made), index + 1
             pattern, trial = divmod(rest, self.trials)

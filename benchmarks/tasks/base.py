@@ -22,6 +22,7 @@ command line as `name:key=value,...`), it provides:
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -173,11 +174,19 @@ class Family(Protocol):
     def policy(self) -> Any: ...
 
 
-def iter_instances(family: Any, n: int, seed: int) -> Iterator[Instance]:
-    """A family's first `n` instances, made lazily when it can (`FamilyBase.iter_instances`), else its list."""
-    if isinstance(family, FamilyBase) and type(family).instances is FamilyBase.instances:  # not overridden
-        return family.iter_instances(n, seed)
-    return iter(family.instances(n, seed))
+def _lazy(family: Any) -> bool:
+    return isinstance(family, FamilyBase) and type(family).instances is FamilyBase.instances  # not overridden
+
+
+def iter_instances(family: Any, n: int, seed: int, start: int = 0) -> Iterator[Instance]:
+    """A family's instances `start` to `n - 1`, made lazily when it can (`FamilyBase.iter_instances`: each from
+    its own seed, so a later look starts where it needs to instead of making the earlier ones again), else from
+    its list."""
+    if _lazy(family) and type(family).iter_instances is FamilyBase.iter_instances:
+        return (family.instance(i, random.Random(f"{family.name}:{seed}:{i}")) for i in range(start, n))
+    if _lazy(family):
+        return itertools.islice(family.iter_instances(n, seed), start, None)
+    return iter(family.instances(n, seed)[start:])
 
 
 def design_of(family: Any, pattern: str, env: Environment) -> Any:
