@@ -73,4 +73,4 @@ def test_the_support_audit_shows_a_handler_deciding_the_argument_alone_and_rules
     argument = {c.design: c for c in audit.charges if c.kind == "support|argument"}
     assert argument["route:plain"].crowd == 1 and argument["agent"].crowd == 2
     assert "You handle" in argument["route:plain"].instruction and not audit.failed
-    assert any("knows its category: fair" in line for line in audit.declared)
+    assert any("category known: fair" in line for line in audit.declared)

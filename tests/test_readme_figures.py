@@ -26,6 +26,8 @@ SOURCES = {
     "agent − workflow": ["success_diff", "diff_ci_low", "diff_ci_high"],
     "cost ratio workflow ÷ agent": ["cost_ratio", "cost_ci_low", "cost_ci_high"],
     "verdict": ["verdict"],
+    "instances": ["instances"],
+    "claim p": ["claim_p"],
     "predictability": ["predictability", "predictability_ci_low", "predictability_ci_high"],
     "drawability": ["drawability", "drawability_ci_low", "drawability_ci_high"],
 }
@@ -102,7 +104,11 @@ def test_every_figure_of_the_table_is_the_default_runs(criterion: pd.DataFrame) 
 def test_the_interval_levels_in_the_header_are_the_ones_the_csv_holds(criterion: pd.DataFrame) -> None:
     header, _ = readme_table()
     diff = next(h for h in header if column(h) == "agent − workflow")
-    assert level(diff) == pytest.approx(float(criterion["diff_level"].iloc[0]))
+    levels = criterion["diff_level"].round(4).unique()
+    if len(levels) > 1:  # a sequential run reads each row at its own look's level: the header may not quote one
+        assert level(diff) is None, f"the header quotes one level, the rows have {sorted(levels)}"
+    else:
+        assert level(diff) == pytest.approx(float(levels[0]))
 
 
 def test_the_comparison_catches_a_figure_off_by_one_in_its_last_digit() -> None:

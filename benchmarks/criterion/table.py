@@ -5,12 +5,9 @@ steps cannot be predicted and no fixed path can be written down.*
 
 Per task (the runs' `task` column):
 
-- **drawability**: the share of unseen instances' agent walks covered by the graph drawn from the agent's
-  walks on `D` other instances, with its interval, and the size of the graph drawn from the folder's
-  seeded drawing set (`graph_nodes`, `graph_edges`, `graph_loops`, `graph_revisited`, `graph_routes`, and
-  `graph_dispatches`: the rules by which code decides a next step) with
-  the cap it was drawn under (`graph_cap`) (`benchmarks.criterion.drawability`); NaN when the folder
-  recorded no walk (no events) or has fewer than D + 2 instances;
+- **drawability**: how much of unseen instances' agent decisions the graph drawn from `D` other instances'
+  walks explains, with its interval, and that graph's size (`graph_nodes`, `graph_edges`, `graph_loops`,
+  `graph_revisited`, `graph_routes`, `graph_dispatches`: code's rules) and cap (`graph_cap`); NaN with no walk.
 - **the comparator**: the workflow the agent is compared with. *Declared* when the family names the
   workflow it was designed around (`natural_workflow`) or the reader names one (`--comparator NAME`):
   chosen before the data, so plain intervals hold. `--comparator drawn` names the drawn graph, run on the

@@ -39,14 +39,14 @@ def test_a_long_reason_is_cut_at_a_word_never_mid_word() -> None:
 def test_withholding_clears_every_reading_of_a_verdict_without_a_future_warning() -> None:
     df = pd.DataFrame({"task": ["t", "u"], "verdict": ["agent", "workflow"], "comparator": ["chain", "chain"],
                        "reason": [float("nan")] * 2, "note": [float("nan")] * 2, "agrees": [True, True],
-                       "stability": [1.0, 0.9], "claim_p": [1e-4, 0.01], "verdict_familywise": ["agent", "workflow"],
+                       "claim_p": [1e-4, 0.01], "verdict_familywise": ["agent", "workflow"],
                        "familywise_p": [2e-4, 0.01]})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a pandas FutureWarning was printed on every task-file criterion
         out = withhold(df, {"t": "no verdict: refused"})
     assert out.loc[0, "verdict"] == WITHHELD and out.loc[0, "reason"] == "no verdict: refused"
-    assert out.loc[0, ["agrees", "stability", "claim_p", "verdict_familywise", "familywise_p"]].isna().all()
-    assert out.loc[1, "verdict"] == "workflow" and out.loc[1, "stability"] == 0.9
+    assert out.loc[0, ["agrees", "claim_p", "verdict_familywise", "familywise_p"]].isna().all()
+    assert out.loc[1, "verdict"] == "workflow" and out.loc[1, "claim_p"] == 0.01
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_an_oracle_replay_with_refused_chain_trials_names_no_winner(replayed: tu
     assert (runs.loc[runs["pattern"] == "chain", "error_kinds"] == "CodeError:RuntimeError").all()
     row = pd.read_csv(out / "criterion.csv").iloc[0]
     assert row["verdict"] == WITHHELD and "chain 4 of 4 (CodeError:RuntimeError)" in row["reason"]
-    assert pd.isna(row["verdict_familywise"]) and pd.isna(row["stability"]) and pd.isna(row["claim_p"])
+    assert pd.isna(row["verdict_familywise"]) and pd.isna(row["claim_p"])
     assert "chain" not in str(row["pareto"]).split(";")  # a refused design is on no front
     assert refused_trials(out) == {"invoices": row["reason"]}
 
