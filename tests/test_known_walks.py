@@ -38,16 +38,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     return pd.read_csv(out / "criterion.csv").set_index("task")
 
 
-# Five lookups made one a turn in any order: drawable (a parallel map calls all five), but the decision-level
-# measure reads the order as a 5-way model choice on a loop that no instance explains (0.10). A known miss of the
-# measure, left visible (issue 41 stays open on it): strict, so the day it is classified right this fails.
-ORDER_FREE = "walks:process=parallel_map"
-
-
-@pytest.mark.parametrize(("spec", "drawable"), [
-    pytest.param(s, d, marks=pytest.mark.xfail(strict=True, reason="an order-free sequence reads as a model "
-                                               "choice on a loop")) if s == ORDER_FREE else (s, d)
-    for s, d in KNOWN], ids=[s for s, _ in KNOWN])
+@pytest.mark.parametrize(("spec", "drawable"), KNOWN, ids=[s for s, _ in KNOWN])
 def test_wva_criterion_classifies_each_known_process_as_its_truth(table: pd.DataFrame, spec: str,
                                                                    drawable: bool) -> None:
     label = spec.replace(",tools=", ",tools=") if spec != "walks:process=routing" else "walks"
