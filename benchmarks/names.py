@@ -52,6 +52,17 @@ DECIDED = "decided"
 DECIDED_CAP = 1000
 DECIDED_BATCH = 200
 
+# The default `wva bench`'s repeats phase (docs/stopping-early.md, "The default run"): drawability judges a model
+# decision drawn only when it depends on the instance (agreement within an instance's trials clearly above agreement
+# between instances), which one trial per instance cannot show. So when the sweep runs fewer than REPEATS_TRIALS
+# trials per instance, the agent alone runs REPEATS_TRIALS trials on each task's first REPEATS_INSTANCES instances
+# (the pilot's first ones) in the folder's `repeats/` sub-folder, and drawability is read there. The instance count
+# is the one knob of its size: the smallest at which the known-truth table of drawability still holds is being
+# measured; change it here.
+REPEATS = "repeats"
+REPEATS_INSTANCES = 40
+REPEATS_TRIALS = 3
+
 SCORE_TIMEOUT_S = 60.0  # a scorer's own code, per trial (`--score-timeout`)
 # One attempt of a model call, whole, on a provider model (`--request-timeout`, `patterns.deadline`). The SDK's own
 # default is 600 s per read; a non-streamed reply of 1,024 tokens takes well under a minute. 300 s leaves room for

@@ -21,6 +21,7 @@ from benchmarks.cli._common import (
     task_list,
 )
 from benchmarks.cli.paid_options import add_paid_options, paid_settings
+from benchmarks.cli.repeats import add_repeats_flags, repeats_step
 from benchmarks.cli.until_decided import add_until_decided, designs, start_notes
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TRIALS, MAX_INSTANCES, MAX_TRIALS
@@ -96,11 +97,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def add_end_options(p: argparse.ArgumentParser) -> None:
-    """The drawn phase, the prices and the JSON summary."""
+    """The drawn and repeats phases, the prices and the JSON summary."""
     p.add_argument("--no-drawn", action="store_true",
                    help="skip the drawn phase, which runs after the sweep: the graph drawn from the agent's walks on "
                    "10 instances, run as a workflow on each task's other instances into OUT/drawn/ (the comparator "
                    "'drawn'; about an eighth more trials). 'python -m benchmarks.studies.run_drawn OUT' runs it later")
+    add_repeats_flags(p)
     add_prices_option(p)
     p.add_argument("--json", action="store_true",
                    help="print the summary, the verdicts and the totals as one JSON document (docs/json.md)")
@@ -143,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
             outcome, stopped = asyncio.run(sweep_until_decided(config, looks, args, progress, callbacks))
         if decided is not None:
             outcome, stopped = decided_step(config, decided, outcome, args, progress, callbacks, run_until_decided)
+        outcome, repeated = repeats_step(config, outcome, args, callbacks, run_bench)  # where drawability is read
     except ReplayMismatch as exc:
         raise UsageError(f"the replay cassette does not match this sweep: {exc}") from None
     except SweepRefused as exc:
@@ -154,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             progress["bar"].close()
     drawn, extra = drawn_step(args, config, outcome, warn, run_bench)
     close_tracing()  # flushes the spans still queued for the exporter
-    extra += end_lines(args, decided is not None, stopped)
+    extra += [*(["", *repeated] if repeated else []), *end_lines(args, decided is not None, stopped)]
     if args.json:
         doc = bench_end.json_report(outcome, notes, verdict_options(args), args.model, extra, drawn,
                                     estimates[0] if estimates else None)

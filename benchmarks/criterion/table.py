@@ -48,12 +48,13 @@ from benchmarks.criterion.bounds import FIXED, Levels
 from benchmarks.criterion.comparison import compare, compare_value, pairs_frame
 from benchmarks.criterion.decided_runs import DecidedRuns, merged
 from benchmarks.criterion.deciding import MODES, Decided, decide_task
-from benchmarks.criterion.drawability import THRESHOLD, drawability_row, predict
-from benchmarks.criterion.drawability.walks import Round, rounds_by_run, walks_of_runs
+from benchmarks.criterion.drawability import THRESHOLD, predict
+from benchmarks.criterion.drawability.walks import Round, rounds_by_run
 from benchmarks.criterion.drawn_runs import DrawnRuns
 from benchmarks.criterion.familywise import familywise_columns
 from benchmarks.criterion.read import criterion_inputs, load_inputs, stopping_levels
 from benchmarks.criterion.render import note
+from benchmarks.criterion.repeats_runs import Repeated, RepeatsRuns, drawability_columns
 from benchmarks.criterion.stability import read_replicates, seed_columns
 from benchmarks.criterion.tradeoff import pareto_front, price, price_columns
 from benchmarks.criterion.verdict import (
@@ -139,20 +140,6 @@ def _ratio(a: float, b: float) -> float:
     return math.nan if math.isnan(a) or math.isnan(b) or b == 0 else a / b
 
 
-MEASURED_ANYWAY = ("drawability_d", "drawability_instances", "graph_cap")  # settings and counts, not walks
-
-
-def _drawability(g: pd.DataFrame, rounds: dict[str, list[Round]], seed: int) -> dict[str, Any]:
-    """The drawability columns from the agent's walks (all NaN when no agent run left an event: a folder
-    without events.jsonl shows no walk, and empty walks would read as a perfectly drawable task)."""
-    agent_runs = g[g["pattern"] == "agent"]
-    row = drawability_row(walks_of_runs(agent_runs, rounds), seed=seed)
-    if not any(str(rid) in rounds for rid in agent_runs["run_id"]):
-        unknown = [k for k in row if k.startswith(("drawability", "graph_")) and k not in MEASURED_ANYWAY]
-        row |= dict.fromkeys(unknown, math.nan) | {"chapter_prediction": None}
-    return row
-
-
 def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], levels: Levels) -> dict[str, Any]:
     """The verdict's figures: paired estimates with the intervals built on them."""
     v, pair, a, w = d.verdict, d.pair, stats["agent"], stats[d.verdict.comparator]
@@ -173,11 +160,12 @@ def _outcome(g: pd.DataFrame, d: Decided, stats: dict[str, dict[str, float]], le
 
 def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: str | None, seed: int,
              threshold: float = THRESHOLD, options: Options = DEFAULTS, levels: Levels = FIXED,
-             drawn: pd.DataFrame | None = None, grown: pd.DataFrame | None = None) -> tuple[dict[str, Any],
-                                                                                             pd.DataFrame]:
+             drawn: pd.DataFrame | None = None, grown: pd.DataFrame | None = None,
+             repeated: Repeated | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
     """One task's criterion row and its pairs table (`levels`: a sequential run's at the look it stopped;
     `drawn`: the task's runs of the drawn graph, from the folder's `drawn/` sub-folder; `grown`: its agent and
-    declared workflow run on until decided, from `decided/`, read in place of the pilot's rows of them)."""
+    declared workflow run on until decided, from `decided/`, read in place of the pilot's rows of them; `repeated`:
+    its agent's runs and rounds from `repeats/`, where drawability is then read)."""
     margin, comparator = options.margin, options.comparator
     pilot, g = g, merged(g, None if grown is None else without_design_errors(grown))
     both = g if drawn is None or drawn.empty else pd.concat([g, drawn], ignore_index=True)
@@ -201,7 +189,7 @@ def task_row(task: str, g: pd.DataFrame, rounds: dict[str, list[Round]], spec: s
         row["reason"] = NO_CALLS
         return row, pd.DataFrame()
     family = families.load_family(spec)
-    row.update(_drawability(pilot, rounds, seed))
+    row.update(drawability_columns(*(repeated or (pilot, rounds)), seed))
     declared = getattr(family, "natural_workflow", None)
     decided = decide_task(both, flows, declared, options, seed, levels)
     row.update(_outcome(both, decided, stats, levels))
@@ -236,6 +224,7 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
     seed = int(manifest.get("seed", 0) or 0)
     drawn = DrawnRuns(out_dir, seed)
     decided = DecidedRuns(out_dir, manifest, comparator, columns_read(out_dir))  # the default run's decided phase
+    repeats = RepeatsRuns(out_dir, manifest)  # its repeats phase: where drawability is read
     if levels is None:  # a sequential folder, or a decided phase: each task's last look
         levels = {**stopping_levels(manifest), **decided.levels}
     rows, pairs = [], []
@@ -246,7 +235,7 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
                              (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds),
-                             decided.of(str(task)))
+                             decided.of(str(task)), repeats.of(str(task)))
         rows.append(row)
         pairs.append(pair)
     replicates = read_replicates(out_dir, manifest.get("code_digest"))  # another code version's: stale, left out
