@@ -21,7 +21,7 @@ from benchmarks.cli._common import (
     task_list,
 )
 from benchmarks.cli.paid_options import add_paid_options, paid_settings
-from benchmarks.cli.repeats import add_repeats_flags, repeats_step
+from benchmarks.cli.repeats import add_repeats_flags, check_repeats, repeats_step
 from benchmarks.cli.until_decided import add_until_decided, designs, start_notes
 from benchmarks.cli.verdict_options import add_verdict_options, verdict_options
 from benchmarks.names import DEFAULT_INSTANCES, DEFAULT_MODEL, DEFAULT_TRIALS, MAX_INSTANCES, MAX_TRIALS
@@ -125,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wva: warning: {text}", file=sys.stderr)
 
     looks, decided = designs(args)  # --until-decided's looks, the default run's decided phase (None: not run)
+    check_repeats(args)
     apply_prices(args)
     config, families, close_tracing = configure(args)  # every flag and task checked before a word is said
     for note in start_notes(args, decided):

@@ -26,6 +26,13 @@ def add_repeats_flags(p: argparse.ArgumentParser) -> None:
                    f"only: on a paid model it is {REPEATS_INSTANCES} x {REPEATS_TRIALS} agent trials per task)")
 
 
+def check_repeats(args: argparse.Namespace) -> None:
+    """A mix of flags the phase cannot honour, refused before anything runs (a UsageError: one line, exit 2)."""
+    if getattr(args, "repeats", False) and getattr(args, "max_cost", None) is not None:
+        raise UsageError("--max-cost caps one sweep, and --repeats asks for a second one (OUT/repeats/) whose spend "
+                         "the cap would not cover: drop one")
+
+
 def repeats_step(config: Any, outcome: Any, args: argparse.Namespace, callbacks: dict[str, Any],
                  run: Any) -> tuple[Any, list[str]]:
     """(the sweep's outcome, `nothing_to_do` only when the phase had nothing to do either; the lines to show at
@@ -33,9 +40,6 @@ def repeats_step(config: Any, outcome: Any, args: argparse.Namespace, callbacks:
     from benchmarks.studies.repeats import phase, run_repeats
 
     paid, skip = bool(getattr(args, "repeats", False)), bool(getattr(args, "no_repeats", False))
-    if paid and config.max_cost_usd is not None:
-        raise UsageError("--max-cost caps one sweep, and --repeats asks for a second one (OUT/repeats/) whose spend "
-                         "the cap would not cover: drop one")
     p = phase(config, skip=skip, paid=paid)
     if p.config is not None and not args.quiet:
         print(f"wva: the repeats phase: the agent alone, {p.config.trials} trials on each task's first "

@@ -1,0 +1,108 @@
+"""The default `wva bench`'s repeats phase: on a sweep of fewer than 3 trials per instance the agent alone runs
+3 trials on each task's first instances into OUT/repeats/, recorded in the folder's manifest, and the criterion
+reads drawability there. On a process whose answer is known (a random walk over 2 tools: not drawable), one trial
+per instance reads as drawn and the repeats read it right."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from benchmarks.cli.main import main
+from benchmarks.criterion.drawability import THRESHOLD
+from benchmarks.criterion.read import read_manifest
+from benchmarks.criterion.repeats_runs import RepeatsRuns
+from benchmarks.harness.config import BenchConfig
+from benchmarks.names import REPEATS, REPEATS_INSTANCES, REPEATS_TRIALS
+from benchmarks.studies.repeats import phase
+
+TASK = "walks:process=random_walk,tools=2"  # the agent's next tool a coin: not drawable (tests/test_known_walks.py)
+BENCH = ["bench", "--tasks", TASK, "--patterns", "single,agent", "--model", "sim:error_rate=0.05", "--instances",
+         "16", "--no-drawn", "--workers", "1"]
+
+
+def drawability(out: Path) -> float:
+    return float(pd.read_csv(out / "criterion.csv").set_index("task").loc[TASK, "drawability"])
+
+
+def test_the_phase_runs_only_where_it_adds_what_drawability_needs() -> None:
+    pilot = BenchConfig(tasks=("pipeline", "walks"), patterns=("chain", "agent"), instances=60, trials=1,
+                        model="sim", out=Path("o"))
+    p = phase(pilot)
+    assert p.config is not None and p.skipped is None
+    c = p.config
+    assert (c.out, c.patterns, c.instances, c.trials) == (Path("o") / REPEATS, ("agent",), REPEATS_INSTANCES, 3)
+    assert c.tasks == ("pipeline", "walks") and c.patterns_by_task == () and c.instances_by_task == ()
+    assert phase(pilot, instances=100).config.instances == 60  # never past the pilot's instances
+    silent = [BenchConfig(trials=REPEATS_TRIALS, model="sim"), BenchConfig(patterns=("chain",), trials=1, model="sim")]
+    assert all(phase(s).config is None and phase(s).skipped is None for s in silent)  # its own trials; no agent
+    skipped = phase(pilot, skip=True)
+    assert skipped.config is None and "--no-repeats" in skipped.skipped and skipped.forget == pilot
+    paid = BenchConfig(tasks=("pipeline",), patterns=("chain", "agent"), trials=1, model="anthropic:claude-x")
+    assert phase(paid).config is None and "--repeats runs it" in phase(paid).skipped  # money: only when asked
+    assert phase(paid, paid=True).config is not None
+    capped = BenchConfig(tasks=("pipeline",), patterns=("chain", "agent"), trials=1, model="sim", max_cost_usd=1.0)
+    assert phase(capped).config is None and "--max-cost" in phase(capped).skipped
+
+
+def test_drawability_is_read_from_the_repeats_and_resume_does_not_rerun_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r"
+    argv = [*BENCH, "--out", str(out)]
+    assert main([*argv, "--no-repeats", "--quiet"]) == 0
+    assert not (out / REPEATS).exists() and REPEATS not in read_manifest(out)
+    assert drawability(out) >= THRESHOLD  # one trial an instance: a coin's choice cannot be told from the instance's
+    capsys.readouterr()
+
+    assert main([*argv, "--resume", "--json"]) == 0  # the pilot has nothing to do; the phase runs
+    said = capsys.readouterr()
+    doc = json.loads(said.out)
+    assert "the repeats phase: the agent alone, 3 trials" in said.err
+    assert any(n.startswith("repeats: 48 agent trials (48 run now)") for n in doc["notes"])
+    runs = pd.read_csv(out / REPEATS / "runs.csv")
+    assert set(runs["pattern"]) == {"agent"} and runs["instance"].nunique() == 16 and set(runs["trial"]) == {0, 1, 2}
+    record = read_manifest(out)[REPEATS]
+    assert (record["folder"], record["instances"], record["trials_per_instance"], record["tasks"]) == (
+        REPEATS, 16, 3, [TASK]) and "drawability is read here" in record["why"]
+    pilot = pd.read_csv(out / "runs.csv")  # an instance's first trial is the pilot's own, run again
+    both = pilot.merge(runs, on="run_id", suffixes=("_pilot", "_repeats"))
+    assert len(both) == 16 and (both["success_pilot"] == both["success_repeats"]).all()
+    assert drawability(out) < THRESHOLD  # the repeats show the choice does not follow the instance: not drawn
+    assert doc["criterion"][0]["drawability"] == pytest.approx(drawability(out))
+
+    before = (out / REPEATS / "runs.csv").read_bytes()
+    assert main([*argv, "--resume", "--quiet"]) == 0
+    said = capsys.readouterr()
+    assert "repeats: 48 agent trials (0 run now)" in said.out and said.err == ""
+    assert (out / REPEATS / "runs.csv").read_bytes() == before
+
+    assert main([*argv, "--resume", "--no-repeats", "--quiet"]) == 0  # skipped: the record goes, the pilot is read
+    assert REPEATS not in read_manifest(out)
+    assert main(["criterion", str(out)]) == 0 and drawability(out) >= THRESHOLD
+
+
+def test_overwrite_runs_the_phase_again_and_a_stale_folder_is_not_read(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "o"
+    argv = [*BENCH, "--out", str(out), "--quiet", "--fixed"]
+    assert main(argv) == 0
+    assert main([*argv, "--overwrite"]) == 0
+    assert "repeats: 48 agent trials (48 run now)" in capsys.readouterr().out
+    manifest = read_manifest(out)
+    assert RepeatsRuns(out, manifest).of(TASK) is not None
+    for stale in ({"trials": REPEATS_TRIALS}, {"seed": 1}, {"code_digest": "another"}, {REPEATS: None}):
+        assert RepeatsRuns(out, {**manifest, **stale}).of(TASK) is None, stale  # drawability reads the folder
+
+
+def test_repeats_with_a_cost_cap_is_refused_before_anything_runs(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "c"
+    assert main([*BENCH, "--out", str(out), "--repeats", "--max-cost", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--max-cost caps one sweep" in err[0] and not out.exists()
+    assert main([*BENCH, "--out", str(out), "--repeats", "--no-repeats"]) == 2  # one or the other
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not allowed with argument --repeats" in err[0] and not out.exists()
