@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from benchmarks.cli.main import main
-from benchmarks.criterion.drawability import THRESHOLD
+from benchmarks.criterion.drawability import THRESHOLD, D
 from benchmarks.criterion.read import read_manifest
-from benchmarks.criterion.repeats_runs import RepeatsRuns
+from benchmarks.criterion.repeats_runs import RepeatsRuns, repeated_walks
 from benchmarks.harness.config import BenchConfig
 from benchmarks.names import REPEATS, REPEATS_INSTANCES, REPEATS_TRIALS
 from benchmarks.studies.repeats import phase
@@ -37,8 +37,10 @@ def test_the_phase_runs_only_where_it_adds_what_drawability_needs() -> None:
     assert (c.out, c.patterns, c.instances, c.trials) == (Path("o") / REPEATS, ("agent",), REPEATS_INSTANCES, 3)
     assert c.tasks == ("pipeline", "walks") and c.patterns_by_task == () and c.instances_by_task == ()
     assert phase(pilot, instances=100).config.instances == 60  # never past the pilot's instances
-    silent = [BenchConfig(trials=REPEATS_TRIALS, model="sim"), BenchConfig(patterns=("chain",), trials=1, model="sim")]
-    assert all(phase(s).config is None and phase(s).skipped is None for s in silent)  # its own trials; no agent
+    silent = [BenchConfig(trials=REPEATS_TRIALS, model="sim"), BenchConfig(patterns=("chain",), trials=1, model="sim"),
+              BenchConfig(instances=D + 1, trials=1, model="sim")]  # its own trials; no agent; too few instances
+    assert all(phase(s).config is None and phase(s).skipped is None for s in silent)
+    assert phase(BenchConfig(instances=D + 2, trials=1, model="sim")).config.instances == D + 2
     skipped = phase(pilot, skip=True)
     assert skipped.config is None and "--no-repeats" in skipped.skipped and skipped.forget == pilot
     paid = BenchConfig(tasks=("pipeline",), patterns=("chain", "agent"), trials=1, model="anthropic:claude-x")
@@ -93,6 +95,8 @@ def test_overwrite_runs_the_phase_again_and_a_stale_folder_is_not_read(tmp_path:
     assert "repeats: 48 agent trials (48 run now)" in capsys.readouterr().out
     manifest = read_manifest(out)
     assert RepeatsRuns(out, manifest).of(TASK) is not None
+    walks = repeated_walks(out, manifest)[TASK]  # what the report's learning curve reads, as the criterion does
+    assert len(walks) == 16 and {len(w) for w in walks.values()} == {3} and all(map(all, walks.values()))
     for stale in ({"trials": REPEATS_TRIALS}, {"seed": 1}, {"code_digest": "another"}, {REPEATS: None}):
         assert RepeatsRuns(out, {**manifest, **stale}).of(TASK) is None, stale  # drawability reads the folder
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks.criterion.drawability import drawability_row
+from benchmarks.criterion.drawability import Walk, drawability_row
 from benchmarks.criterion.drawability.walks import Round, rounds_by_run, walks_of_runs
 from benchmarks.criterion.read import criterion_inputs, read_manifest
 from benchmarks.names import REPEATS
@@ -58,6 +58,13 @@ class RepeatsRuns:
         if rows is None:
             return None
         return rows, rounds_by_run(self.events.of_runs(set(rows["run_id"].astype(str))))
+
+
+def repeated_walks(out_dir: str | Path, manifest: dict[str, Any]) -> dict[str, dict[str, list[Walk]]]:
+    """Per task read from `repeats/`, its agent's walks by instance (`walks_of_runs`): what drawability's learning
+    curve reads there too, so the report's curve and criterion.csv measure the same walks. Empty without repeats."""
+    repeats = RepeatsRuns(out_dir, manifest)
+    return {task: walks_of_runs(*pair) for task in repeats.runs if (pair := repeats.of(task)) is not None}
 
 
 def drawability_columns(g: pd.DataFrame, rounds: dict[str, list[Round]], seed: int) -> dict[str, Any]:

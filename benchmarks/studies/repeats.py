@@ -12,7 +12,8 @@ fixes its outcome, so each instance's first trial is the pilot's own, run again)
 drawability from `repeats/` (`benchmarks.criterion.repeats_runs`) and everything else from the pilot, as before.
 
 **When it runs.** When the sweep runs fewer than `REPEATS_TRIALS` trials per instance and the agent is among its
-designs; never with `--no-repeats` (then drawability reads the pilot's trials); on the simulator by default, on
+designs, on at least the `D` + 2 instances drawability needs (a smaller sweep's drawability is not read
+at all); never with `--no-repeats` (then drawability reads the pilot's trials); on the simulator by default, on
 any other model (a paid one, or a cassette that holds only the requests it recorded) only when `--repeats` asks:
 it is `REPEATS_INSTANCES` × `REPEATS_TRIALS` agent trials per task of money. Not with `--max-cost`, which caps
 one sweep: this would be a second. At `REPEATS_TRIALS` trials or more the sweep itself is read, as before.
@@ -29,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from benchmarks.criterion.drawability import D
 from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.manifest import read_manifest
 from benchmarks.harness.outputs import write_manifest
@@ -55,22 +57,24 @@ class Phase:
 def phase(pilot: BenchConfig, skip: bool = False, paid: bool = False, instances: int = REPEATS_INSTANCES) -> Phase:
     """The repeats phase of `pilot`'s folder. `skip`: `--no-repeats`; `paid`: `--repeats`, run it on a model other
     than the simulator too; `instances`: per task, at most (the pilot's count when it ran fewer)."""
-    if pilot.trials >= REPEATS_TRIALS or "agent" not in pilot.patterns:
-        return Phase(None)
-    if skip:
+    n = min(instances, pilot.instances)
+    needed = pilot.trials < REPEATS_TRIALS and "agent" in pilot.patterns and n >= D + 2
+    if skip:  # the folder's record of an earlier phase goes too: the manifest says where drawability is read
         return Phase(None, f"repeats: skipped (--no-repeats); drawability reads the sweep's {pilot.trials} trial(s) "
-                     "per instance, where it cannot tell a choice that depends on the instance from a coin", pilot)
+                     "per instance, where it cannot tell a choice that depends on the instance from a coin"
+                     if needed else None, pilot)
+    if not needed:
+        return Phase(None)  # its own repeated trials; no agent; too few instances for drawability to be read
     if pilot.max_cost_usd is not None:
         return Phase(None, "repeats: not run: --max-cost caps one sweep, and the repeats phase would be a second; "
                      "drawability reads the sweep's own trials")
     if provider_of(pilot.model) != "sim" and not paid:
-        return Phase(None, f"repeats: not run on {pilot.model} ({min(instances, pilot.instances)} instances x "
-                     f"{REPEATS_TRIALS} agent trials per task, money): --repeats runs it; drawability reads the "
-                     "sweep's own trials")
+        return Phase(None, f"repeats: not run on {pilot.model} ({n} instances x {REPEATS_TRIALS} agent trials per "
+                     "task, which a paid model charges for and a cassette may not hold): --repeats runs it; "
+                     "drawability reads the sweep's own trials")
     tasks = tuple(spec for spec in pilot.tasks if "agent" not in not_offered(load_task(spec), ("agent",)))
     if not tasks:
         return Phase(None)
-    n = min(instances, pilot.instances)
     record = {"why": WHY, "pattern": "agent", "instances": n, "trials": REPEATS_TRIALS}
     return Phase(replace(pilot, out=pilot.out / REPEATS, tasks=tasks, patterns=("agent",), instances=n,
                          trials=REPEATS_TRIALS, instances_by_task=(), patterns_by_task=(),

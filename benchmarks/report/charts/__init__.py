@@ -65,7 +65,9 @@ def _draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFram
     seed = int(manifest.get("seed", 0) or 0)
     agents = runs[runs["pattern"] == "agent"]
     walks = {str(t): walks_of_runs(g, rounds) for t, g in agents.groupby("task", sort=False)} if rounds else {}
-    curves = {t: learning_curve(w, seed=seed) for t, w in walks.items()}
+    from benchmarks.criterion.repeats_runs import repeated_walks  # drawability's walks: repeats/ when it ran
+
+    curves = {t: learning_curve(w, seed=seed) for t, w in {**walks, **repeated_walks(out, manifest)}.items()}
     if any(curves.values()):
         charts["learning"] = learning_chart(curves, out)
     for row in criterion.itertuples():
