@@ -64,6 +64,7 @@ def test_drawability_is_read_from_the_repeats_and_resume_does_not_rerun_them(
     doc = json.loads(said.out)
     assert "the repeats phase: the agent alone, 3 trials" in said.err
     assert any(n.startswith("repeats: 48 agent trials (48 run now)") for n in doc["notes"])
+    assert doc["repeats_totals"]["trials"] == 48 and doc["totals"]["trials"] == 32
     runs = pd.read_csv(out / REPEATS / "runs.csv")
     assert set(runs["pattern"]) == {"agent"} and runs["instance"].nunique() == 16 and set(runs["trial"]) == {0, 1, 2}
     record = read_manifest(out)[REPEATS]

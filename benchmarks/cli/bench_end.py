@@ -23,10 +23,11 @@ def criterion_of(outcome: Any, options: dict[str, Any]) -> tuple[Any, str | None
 
 
 def totals(out: Path) -> dict[str, Any]:
-    """The folder's totals and its drawn phase's (`benchmarks.harness.totals`), None where there are none."""
+    """The folder's totals, its drawn and repeats phases' (`benchmarks.harness.totals`), None where there are none."""
     from benchmarks.harness.totals import run_totals
 
-    return {"totals": run_totals(out), "drawn_totals": run_totals(out / "drawn")}
+    return {"totals": run_totals(out), "drawn_totals": run_totals(out / "drawn"),
+            "repeats_totals": run_totals(out / "repeats")}
 
 
 def total_lines(out: Path, model: str) -> list[str]:
@@ -36,6 +37,8 @@ def total_lines(out: Path, model: str) -> list[str]:
     lines = [totals_line("total", sums["totals"], model)] if sums["totals"] else []
     if sums["drawn_totals"]:
         lines.append(totals_line(f"  + the drawn phase ({out}/drawn/)", sums["drawn_totals"], model))
+    if sums["repeats_totals"]:
+        lines.append(totals_line(f"  + the repeats phase ({out}/repeats/)", sums["repeats_totals"], model))
     return lines
 
 
