@@ -12,8 +12,8 @@ fixes its outcome, so each instance's first trial is the pilot's own, run again)
 drawability from `repeats/` (`benchmarks.criterion.repeats_runs`) and everything else from the pilot, as before.
 
 **When it runs.** When the sweep runs fewer than `REPEATS_TRIALS` trials per instance and the agent is among its
-designs, on at least the `D` + 2 instances drawability needs (a smaller sweep's drawability is not read
-at all); never with `--no-repeats` (then drawability reads the pilot's trials); on the simulator by default, on
+designs, on at least the `D` + 2 instances drawability needs (below that it is not measured, whatever the
+trials); never with `--no-repeats` (then drawability reads the pilot's trials); on the simulator by default, on
 any other model (a paid one, or a cassette that holds only the requests it recorded) only when `--repeats` asks:
 it is `REPEATS_INSTANCES` × `REPEATS_TRIALS` agent trials per task of money. Not with `--max-cost`, which caps
 one sweep: this would be a second. At `REPEATS_TRIALS` trials or more the sweep itself is read, as before.
