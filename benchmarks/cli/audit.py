@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from typing import Any
 
 from benchmarks.cli._common import UsageError, model_spec, positive_int
@@ -95,14 +96,10 @@ def _charges(family: Any, args: argparse.Namespace, knobs: dict[str, Any]) -> li
             "error_rate", 0.1)}, instances=args.instances, seed=args.seed)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    print(f"{audit.family}: what each decision is charged, per design (made: per instance; odds after every knob; "
-          "decay: context_decay's factor; k: decisions in the reply, crowding applied identically to every design; "
-          "residual: odds over what the knobs explain)")
-    print(charge_table(audit))
-    for line in audit.declared:
-        print(f"  declared: {line}")
-    for line in audit.failed:
-        print(f"  UNEXPLAINED: {line}")
+    _print_check(f"{audit.family}: what each decision is charged, per design (made: per instance; odds after "
+                 "every knob; decay: context_decay's factor; k: decisions in the reply, crowding applied identically "
+                 "to every design; residual: odds over what the knobs explain)", charge_table(audit),
+                 {"declared": audit.declared, "UNEXPLAINED": audit.failed})
     return audit.failed
 
 
@@ -124,14 +121,19 @@ def _bounds(family: Any, args: argparse.Namespace, knobs: dict[str, Any]) -> lis
     checked = ({declared} if declared else set()) | set(args.designs)
     check = check_bounds(family, designs_of(family, args.designs), knobs, instances=args.bounds_instances,
                          seed=args.seed, checked=checked or None)
-    print(f"{check.family}: how often each design ends at its own bound (a loop that ran every round, the step "
-          "limit); the agent, at its limit (the step limit, or a bound it shares with a design's loop)")
-    print(bounds_table(check))
-    for line in check.short:
-        print(f"  short (not a declared comparator): {line}")
-    for line in check.failed:
-        print(f"  SHORT BOUND: {line}")
+    _print_check(f"{check.family}: how often each design ends at its own bound (a loop that ran every round, the "
+                 "step limit); the agent, at its limit (the step limit, or a bound it shares with a design's loop)",
+                 bounds_table(check), {"short (not a declared comparator)": check.short, "SHORT BOUND": check.failed})
     return list(check.failed)
+
+
+def _print_check(heading: str, table: str, notes: dict[str, Iterable[str]]) -> None:
+    """Print one check of a family: its heading, its table, then each labelled group of lines in order."""
+    print(heading)
+    print(table)
+    for label, lines in notes.items():
+        for line in lines:
+            print(f"  {label}: {line}")
 
 
 def run(args: argparse.Namespace) -> int:

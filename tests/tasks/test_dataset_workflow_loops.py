@@ -14,6 +14,8 @@ from benchmarks.cli.main import main
 from benchmarks.harness.bench import BenchConfig, run_bench
 from benchmarks.tasks.dataset import DatasetTask
 
+from .toml_loops import loop_step
+
 TOOLS = '''"""Four places along a hidden trail: each result names the next place and key in JSON, the last says
 `next: null` and holds the answer."""
 import json
@@ -59,15 +61,8 @@ dataset = "trail.jsonl"
 tools = "tools.py"
 scorer = "includes"
 '''
-LOOP = '''[[workflow.steps]]
-name = "walk"
-max_rounds = 6
-until = { field = "next", equals = "null" }
-[[workflow.steps.steps]]
-name = "follow"
-dispatch = "{input.next.tool}"
-args = { key = "{input.next.key}" }
-'''
+LOOP = loop_step(6, "next", "null",
+                 'name = "follow"\ndispatch = "{input.next.tool}"\nargs = { key = "{input.next.key}" }\n')
 
 
 def _task_file(tmp_path: Path, workflow: str) -> Path:

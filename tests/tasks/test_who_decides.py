@@ -13,25 +13,17 @@ import pytest
 from benchmarks.cli.main import main
 from benchmarks.tasks.dataset import DatasetTask
 
+from .toml_loops import loop_step
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SMALL = ["--trials", "1", "--quiet", "--workers", "1", "--no-drawn"]
 HEAD = """name = "orders"
 dataset = "orders.jsonl"
 tools = "tools.py"
 """
-PICK_THEN_GO = """
-[[workflow.steps]]
-name = "walk"
-max_rounds = 5
-until = { field = "status", equals = "DONE" }
-[[workflow.steps.steps]]
-name = "pick"
-prompt = "Which tool comes next? Reply with its name only.\\n\\n{task}\\n\\n{input}"
-[[workflow.steps.steps]]
-name = "go"
-dispatch = "{pick}"
-args = { order_id = "{task}" }
-"""
+PICK = 'name = "pick"\nprompt = "Which tool comes next? Reply with its name only.\\n\\n{task}\\n\\n{input}"\n'
+GO = 'name = "go"\ndispatch = "{pick}"\nargs = { order_id = "{task}" }\n'
+PICK_THEN_GO = loop_step(5, "status", "DONE", PICK, GO)
 
 
 def _orders(tmp_path: Path, workflow: str) -> Path:
@@ -63,10 +55,8 @@ def test_routing_to_one_of_four_actions_after_a_lookup_runs(tmp_path: Path, caps
     assert "evaluate_optimize: not offered for orders: its generic design is agent-like" in said.out + said.err
 
 
-OFFERED = PICK_THEN_GO.replace('[[workflow.steps.steps]]\nname = "go"\ndispatch = "{pick}"\n'
-                               'args = { order_id = "{task}" }\n', "")
-OFFERED = OFFERED.replace('prompt = "Which', 'tools = ["get_order", "refund_order", "reship_order", "cancel_order", '
-                          '"escalate"]\nprompt = "Which')
+OFFERED = loop_step(5, "status", "DONE", PICK.replace('prompt = "Which', 'tools = ["get_order", "refund_order", '
+                                                      '"reship_order", "cancel_order", "escalate"]\nprompt = "Which'))
 
 
 @pytest.mark.parametrize(("workflow", "step", "how"), [
