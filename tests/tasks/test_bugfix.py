@@ -15,7 +15,7 @@ import pytest
 
 from benchmarks.tasks.bugfix.modules import CATALOGUE
 from benchmarks.tasks.bugfix.policy import know, tag_of
-from benchmarks.tasks.codebase.catalogue import test_file as tests_of
+from benchmarks.tasks.codebase.catalogue import test_file as path_of_tests
 from benchmarks.tasks.codebase.tools import MOST_LINES, frame_of, run_tests_in
 from benchmarks.tasks.registry import load_task
 from benchmarks.tasks.trail.knowledge import NotAModel
@@ -78,7 +78,7 @@ def test_failures_of_both_kinds_occur_a_traceback_into_the_code_and_prose_only(f
     for k, instance in enumerate(family.instances(12, seed=0)):
         (tmp_path / str(k)).mkdir()
         env = family.environment(instance, tmp_path / str(k))
-        kinds.add(frame_of(run_tests_in(env.state["root"], tests_of(instance.data["module"]))[1]) is not None)
+        kinds.add(frame_of(run_tests_in(env.state["root"], path_of_tests(instance.data["module"]))[1]) is not None)
     assert kinds == {True, False}
 
 
