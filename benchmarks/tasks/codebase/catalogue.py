@@ -70,13 +70,13 @@ def build_project(root: Path, entry: dict[str, Any], m: dict[str, Any]) -> None:
 @dataclass(frozen=True)
 class Catalogue:
     """`targets`: (module, its cases) pairs; `keep` mutations kept per module, of at most `tries` tried, drawn by a
-    generator seeded by `name` and the module. `config`: text whose change must rebuild the cache."""
+    generator seeded by `name` and the module. A change to any of them, or to the mechanism's files, rebuilds
+    the cache."""
 
     name: str
     targets: tuple[tuple[str, tuple[str, ...]], ...]
     keep: int = 8
     tries: int = 48
-    config: str = ""
 
     def _in_copy(self, module: str, cases: tuple[str, ...], job: dict[str, Any]) -> Any:
         """`verify.py`'s answer to `job`, run in a fresh copy of the module."""
@@ -104,10 +104,9 @@ class Catalogue:
         return list(self._in_copy(entry["module"], tuple(entry["cases"]), {"verify": entry["mutations"]}))
 
     def path(self) -> Path:
-        parts = [sys.version, sysconfig.get_paths()["stdlib"], str(self.keep), str(self.tries), self.config,
-                 repr(self.targets)] + [(HERE / n).read_text(encoding="utf-8") for n in ("mutate.py", "check.py",
-                                                                                      "verify.py")]
-        digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+        mechanism = [(HERE / n).read_text(encoding="utf-8") for n in ("mutate.py", "check.py", "verify.py")]
+        parts = [sys.version, sysconfig.get_paths()["stdlib"], str(self.keep), str(self.tries), repr(self.targets)]
+        digest = hashlib.sha256("\0".join(parts + mechanism).encode()).hexdigest()[:16]
         where = os.environ.get(f"WVA_{self.name.upper()}_CACHE") or tempfile.gettempdir()
         return Path(where) / f"wva-{self.name}-{digest}.json"
 
