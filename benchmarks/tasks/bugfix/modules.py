@@ -1,9 +1,10 @@
-"""The configuration of `bugfix`: which real stdlib modules it seeds bugs in, and the cases that test them.
+# ruff: noqa: E501 — the table below is one line per module, however long its cases
+"""The configuration of `bugfix`: the real stdlib modules it seeds bugs in, and the cases that test them.
 
-A target is one line: the top-level name copied from the running interpreter into the project (a module file,
-or a package folder), the module the tests import, and case templates. A case is an expression over the
-module; each `{name}` in a template is filled by `FILLS[name]` with a generated value (its repr), drawn from a
-generator seeded by the module's name alone: the cases are fixed before any mutation is drawn.
+`TABLE` is one line per module: the module the tests import (its top-level module or package is copied from the
+running interpreter), then its case templates, separated by ` ; `. Adding a module is adding a line. A case is an
+expression over the module; each `{name}` in a template is filled by `FILLS[name]` with a generated value (its
+repr), drawn from a generator seeded by the module's name alone: the cases are fixed before any mutation is drawn.
 """
 
 from __future__ import annotations
@@ -12,9 +13,32 @@ import random
 import re
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.tasks.codebase.catalogue import Catalogue
+
+TABLE = r"""
+textwrap: textwrap.wrap({t}, {p} + 3) ; textwrap.fill({t}, width={p} + 8) ; textwrap.shorten({t}, width={p} + 10) ; textwrap.dedent('  ' + {t} + '\n    ' + {t}) ; textwrap.indent({t} + '\n\n' + {t}, '> ') ; textwrap.wrap({t}, {p}, break_long_words=False)
+colorsys: colorsys.rgb_to_hsv({u}, {u}, {u}) ; colorsys.hsv_to_rgb({u}, {u}, {u}) ; colorsys.rgb_to_hls({u}, {u}, {u}) ; colorsys.hls_to_rgb({u}, {u}, {u}) ; colorsys.rgb_to_yiq({u}, {u}, {u}) ; colorsys.yiq_to_rgb({u}, {u}, {u})
+fractions: fractions.Fraction({i}, {p}) + fractions.Fraction({i}, {p}) ; fractions.Fraction({i}, {p}) * {i} - fractions.Fraction({i}, {p}) ; fractions.Fraction({dec}) ; fractions.Fraction({x}).limit_denominator({p} * 10) ; round(fractions.Fraction({i}, {p}), {n} % 3) ; fractions.Fraction({i}, {p}) // fractions.Fraction({p}, {i}) ; fractions.Fraction({i}, {p}) ** {i} ; fractions.Fraction({i}, {p}) < {x} ; divmod(fractions.Fraction({i}, {p}), {x})
+statistics: statistics.mean({ints}) ; statistics.median({ints}) ; statistics.median_low({ints}) ; statistics.median_high({ints}) ; statistics.mode({ints}) ; statistics.pvariance({ints}) ; statistics.stdev({ints}) ; statistics.multimode({ints}) ; statistics.fmean({ints}) ; statistics.quantiles({ints}, n={p} + 1) ; statistics.harmonic_mean({pos}) ; statistics.median_grouped({ints}, {p}) ; statistics.correlation({pos}, {pos})
+difflib: difflib.SequenceMatcher(None, {t}, {t}).ratio() ; difflib.SequenceMatcher(None, {t}, {t}).get_opcodes() ; list(difflib.unified_diff({lines}, {lines})) ; difflib.get_close_matches({w}, [{w}, {w}, {w}], n={p}) ; list(difflib.ndiff({lines}, {lines})) ; list(difflib.context_diff({lines}, {lines}, n={n} % 3)) ; difflib.SequenceMatcher(None, {w}, {w}).get_matching_blocks()
+shlex: shlex.split({shell}) ; shlex.quote({w}) ; shlex.join([{w}, {w}, {shell}]) ; list(shlex.shlex({shell}, punctuation_chars=True)) ; shlex.split({shell}, comments=True)
+calendar: calendar.monthrange({y}, {m}) ; calendar.leapdays({y}, {y}) ; calendar.weekday({y}, {m}, {d}) ; calendar.monthcalendar({y}, {m}) ; calendar.month({y}, {m}) ; calendar.TextCalendar({n} % 7).formatmonth({y}, {m}, {n} % 4) ; calendar.isleap({y}) ; calendar.timegm(({y}, {m}, {d}, {n}, {n}, {n}))
+ipaddress: ipaddress.ip_address({ip4}) ; ipaddress.ip_network({ip4} + '/' + str({bits}), strict=False) ; list(ipaddress.ip_network({ip4} + '/29', strict=False).hosts()) ; ipaddress.ip_address({ip6}).compressed ; ipaddress.ip_interface({ip4} + '/' + str({bits})).network ; [n.is_private for n in ipaddress.ip_network({ip4} + '/' + str({bits}), strict=False).subnets()] ; list(ipaddress.summarize_address_range(ipaddress.ip_address({ip4}), ipaddress.ip_address({ip4}))) ; ipaddress.ip_address({ip6}).exploded
+urllib.parse: urllib.parse.urlsplit({url}) ; urllib.parse.urlparse({url}) ; urllib.parse.urljoin({url}, {rel}) ; urllib.parse.quote({t}) ; urllib.parse.unquote({url}) ; urllib.parse.parse_qsl(urllib.parse.urlsplit({url}).query) ; urllib.parse.urlencode([({w}, {t})]) ; urllib.parse.urlunsplit(urllib.parse.urlsplit({url})) ; urllib.parse.quote_plus({t}, safe={w})
+email.utils: email.utils.parseaddr({addr}) ; email.utils.getaddresses([{addr}, {addr}]) ; email.utils.parsedate_tz({date}) ; email.utils.formatdate({ts}) ; email.utils.formataddr(({w}, {w} + '@x.org')) ; email.utils.quote({t}) ; email.utils.unquote({w}) ; email.utils.format_datetime(email.utils.parsedate_to_datetime({date}))
+_pydecimal: _pydecimal.Decimal({dec}) + _pydecimal.Decimal({dec}) ; _pydecimal.Decimal({dec}) * _pydecimal.Decimal({dec}) ; _pydecimal.Decimal({dec}) / _pydecimal.Decimal({dec}) ; _pydecimal.Decimal({dec}).sqrt() ; _pydecimal.Decimal({dec}).quantize(_pydecimal.Decimal('0.01')) ; str(_pydecimal.Decimal({dec}).normalize()) ; _pydecimal.Decimal({dec}).exp() ; divmod(_pydecimal.Decimal({dec}), _pydecimal.Decimal({dec})) ; _pydecimal.Decimal({x}).ln()
+json: json.dumps({json}, indent={n} % 3, sort_keys=True) ; json.dumps({json}, ensure_ascii=False, indent=1) ; json.dumps({json}, separators=(',', ':'), indent=0) ; json.loads(json.dumps({json}))
+tomllib: tomllib.loads({toml})
+html: html.escape({chars}) ; html.unescape({ent}) ; html.escape({chars}, quote=False)
+random: random.Random({n}).sample(range(40), {p}) ; random.Random({n}).randrange({i}, 60, {p}) ; random.Random({n}).choices('abcdef', k={p}) ; random.Random({n}).randint({i}, 40) ; (lambda r, xs: (r.shuffle(xs), xs)[1])(random.Random({n}), {ints}) ; random.Random({n}).gauss({x}, {p}) ; random.Random({n}).triangular({x}, 60) ; random.Random({n}).choice({ints}) ; random.Random({n}).expovariate({p}) ; random.Random({n}).vonmisesvariate({u}, {p})
+fnmatch: fnmatch.translate({pat}) ; fnmatch.fnmatchcase({w}, {pat}) ; fnmatch.filter([{w}, {w}, {w}], {pat})
+pprint: pprint.pformat({json}, width={p} * 8) ; pprint.pformat({json}, compact=True, width={p} * 6, depth={p}) ; pprint.saferepr({json}) ; pprint.pformat({json}, sort_dicts=False)
+graphlib: list(graphlib.TopologicalSorter({graph}).static_order())
+base64: base64.b32encode({bytes}) ; base64.b32hexencode({bytes}) ; base64.b85encode({bytes}) ; base64.a85encode({bytes}) ; base64.b16encode({bytes}) ; base64.urlsafe_b64encode({bytes}) ; base64.b32decode(base64.b32encode({bytes})) ; base64.a85decode(base64.a85encode({bytes}))
+configparser: (lambda c: (c.read_string({ini}), [(s, list(c[s].items())) for s in c])[1])(configparser.ConfigParser())
+"""
 CASES = 30  # cases per module, the templates taken in turn
 WORDS = ("alpha", "beta", "gamma", "delta", "river", "stone", "a", "to", "be", "x", "internationalization",
          "café", "naïve", "don't", "it's", "end.", "(note)", "well-known", "data", "", "--", "42", "3.14")
@@ -88,89 +112,18 @@ FILLS: dict[str, Callable[[random.Random], Any]] = {
 }
 
 
-def calls(module: str, names: str, args: str) -> tuple[str, ...]:
-    return tuple(f"{module}.{name}({args})" for name in names.split())
-
-
-@dataclass(frozen=True)
-class Target:
-    copy: str  # the top-level module or package copied from the stdlib
-    module: str  # the module the tests import
-    templates: tuple[str, ...]
-
-
-TARGETS = (
-    Target("textwrap", "textwrap", ("textwrap.wrap({t}, {p} + 3)", "textwrap.fill({t}, width={p} + 8)",
-           "textwrap.shorten({t}, width={p} + 10)", "textwrap.dedent('  ' + {t} + '\\n    ' + {t})",
-           "textwrap.indent({t} + '\\n\\n' + {t}, '> ')", "textwrap.wrap({t}, {p}, break_long_words=False)")),
-    Target("colorsys", "colorsys", calls("colorsys", "rgb_to_hsv hsv_to_rgb rgb_to_hls hls_to_rgb rgb_to_yiq "
-                                         "yiq_to_rgb", "{u}, {u}, {u}")),
-    Target("fractions", "fractions", ("fractions.Fraction({i}, {p}) + fractions.Fraction({i}, {p})",
-           "fractions.Fraction({i}, {p}) * {i} - fractions.Fraction({i}, {p})", "fractions.Fraction({dec})",
-           "fractions.Fraction({x}).limit_denominator({p} * 10)", "round(fractions.Fraction({i}, {p}), {n} % 3)",
-           "fractions.Fraction({i}, {p}) // fractions.Fraction({p}, {i})", "fractions.Fraction({i}, {p}) ** {i}",
-           "fractions.Fraction({i}, {p}) < {x}", "divmod(fractions.Fraction({i}, {p}), {x})")),
-    Target("statistics", "statistics", (*calls("statistics", "mean median median_low median_high mode pvariance "
-           "stdev multimode fmean", "{ints}"), "statistics.quantiles({ints}, n={p} + 1)",
-           "statistics.harmonic_mean({pos})", "statistics.median_grouped({ints}, {p})",
-           "statistics.correlation({pos}, {pos})")),
-    Target("difflib", "difflib", ("difflib.SequenceMatcher(None, {t}, {t}).ratio()",
-           "difflib.SequenceMatcher(None, {t}, {t}).get_opcodes()", "list(difflib.unified_diff({lines}, {lines}))",
-           "difflib.get_close_matches({w}, [{w}, {w}, {w}], n={p})", "list(difflib.ndiff({lines}, {lines}))",
-           "list(difflib.context_diff({lines}, {lines}, n={n} % 3))",
-           "difflib.SequenceMatcher(None, {w}, {w}).get_matching_blocks()")),
-    Target("shlex", "shlex", ("shlex.split({shell})", "shlex.quote({w})", "shlex.join([{w}, {w}, {shell}])",
-           "list(shlex.shlex({shell}, punctuation_chars=True))", "shlex.split({shell}, comments=True)")),
-    Target("calendar", "calendar", ("calendar.monthrange({y}, {m})", "calendar.leapdays({y}, {y})",
-           "calendar.weekday({y}, {m}, {d})", "calendar.monthcalendar({y}, {m})", "calendar.month({y}, {m})",
-           "calendar.TextCalendar({n} % 7).formatmonth({y}, {m}, {n} % 4)", "calendar.isleap({y})",
-           "calendar.timegm(({y}, {m}, {d}, {n}, {n}, {n}))")),
-    Target("ipaddress", "ipaddress", ("ipaddress.ip_address({ip4})", "ipaddress.ip_network({ip4} + '/' + "
-           "str({bits}), strict=False)", "list(ipaddress.ip_network({ip4} + '/29', strict=False).hosts())",
-           "ipaddress.ip_address({ip6}).compressed", "ipaddress.ip_interface({ip4} + '/' + str({bits})).network",
-           "[n.is_private for n in ipaddress.ip_network({ip4} + '/' + str({bits}), strict=False).subnets()]",
-           "list(ipaddress.summarize_address_range(ipaddress.ip_address({ip4}), ipaddress.ip_address({ip4})))",
-           "ipaddress.ip_address({ip6}).exploded")),
-    Target("urllib", "urllib.parse", ("urllib.parse.urlsplit({url})", "urllib.parse.urlparse({url})",
-           "urllib.parse.urljoin({url}, {rel})", "urllib.parse.quote({t})", "urllib.parse.unquote({url})",
-           "urllib.parse.parse_qsl(urllib.parse.urlsplit({url}).query)", "urllib.parse.urlencode([({w}, {t})])",
-           "urllib.parse.urlunsplit(urllib.parse.urlsplit({url}))", "urllib.parse.quote_plus({t}, safe={w})")),
-    Target("email", "email.utils", ("email.utils.parseaddr({addr})", "email.utils.getaddresses([{addr}, {addr}])",
-           "email.utils.parsedate_tz({date})", "email.utils.formatdate({ts})", "email.utils.formataddr(("
-           "{w}, {w} + '@x.org'))", "email.utils.quote({t})", "email.utils.unquote({w})",
-           "email.utils.format_datetime(email.utils.parsedate_to_datetime({date}))")),
-    Target("_pydecimal", "_pydecimal", ("_pydecimal.Decimal({dec}) + _pydecimal.Decimal({dec})",
-           "_pydecimal.Decimal({dec}) * _pydecimal.Decimal({dec})", "_pydecimal.Decimal({dec}) / _pydecimal."
-           "Decimal({dec})", "_pydecimal.Decimal({dec}).sqrt()", "_pydecimal.Decimal({dec}).quantize(_pydecimal."
-           "Decimal('0.01'))", "str(_pydecimal.Decimal({dec}).normalize())", "_pydecimal.Decimal({dec}).exp()",
-           "divmod(_pydecimal.Decimal({dec}), _pydecimal.Decimal({dec}))", "_pydecimal.Decimal({x}).ln()")),
-    Target("json", "json", ("json.dumps({json}, indent={n} % 3, sort_keys=True)", "json.dumps({json}, "
-           "ensure_ascii=False, indent=1)", "json.dumps({json}, separators=(',', ':'), indent=0)",
-           "json.loads(json.dumps({json}))")),
-    Target("tomllib", "tomllib", ("tomllib.loads({toml})",)),
-    Target("html", "html", ("html.escape({chars})", "html.unescape({ent})", "html.escape({chars}, quote=False)")),
-    Target("random", "random", ("random.Random({n}).sample(range(40), {p})",
-           "random.Random({n}).randrange({i}, 60, {p})",
-           "random.Random({n}).choices('abcdef', k={p})", "random.Random({n}).randint({i}, 40)",
-           "(lambda r, xs: (r.shuffle(xs), xs)[1])(random.Random({n}), {ints})", "random.Random({n}).gauss({x}, {p})",
-           "random.Random({n}).triangular({x}, 60)", "random.Random({n}).choice({ints})",
-           "random.Random({n}).expovariate({p})", "random.Random({n}).vonmisesvariate({u}, {p})")),
-    Target("fnmatch", "fnmatch", ("fnmatch.translate({pat})", "fnmatch.fnmatchcase({w}, {pat})",
-           "fnmatch.filter([{w}, {w}, {w}], {pat})")),
-    Target("pprint", "pprint", ("pprint.pformat({json}, width={p} * 8)", "pprint.pformat({json}, compact=True, "
-           "width={p} * 6, depth={p})", "pprint.saferepr({json})", "pprint.pformat({json}, sort_dicts=False)")),
-    Target("graphlib", "graphlib", ("list(graphlib.TopologicalSorter({graph}).static_order())",)),
-    Target("base64", "base64", (*calls("base64", "b32encode b32hexencode b85encode a85encode b16encode "
-           "urlsafe_b64encode", "{bytes}"), "base64.b32decode(base64.b32encode({bytes}))",
-           "base64.a85decode(base64.a85encode({bytes}))")),
-    Target("configparser", "configparser", ("(lambda c: (c.read_string({ini}), [(s, list(c[s].items())) for s in c])"
-           "[1])(configparser.ConfigParser())",)),
-)
 _FILL = re.compile(r"\{(\w+)\}")
 
 
-def cases(target: Target, count: int = CASES) -> list[str]:
-    """The target's cases: the templates in turn, filled from a generator seeded by the module's name."""
-    rng = random.Random(f"bugfix-cases:{target.module}")
-    templates = target.templates
-    return [_FILL.sub(lambda m: repr(FILLS[m.group(1)](rng)), templates[k % len(templates)]) for k in range(count)]
+def cases(module: str, templates: list[str], count: int = CASES) -> tuple[str, ...]:
+    """A module's cases: its templates in turn, filled from a generator seeded by the module's name."""
+    rng = random.Random(f"bugfix-cases:{module}")
+    return tuple(_FILL.sub(lambda m: repr(FILLS[m.group(1)](rng)), templates[k % len(templates)]) for k in range(count))
+
+
+def targets() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    rows = [line.split(": ", 1) for line in TABLE.strip().splitlines()]
+    return tuple((module, cases(module, templates.split(" ; "))) for module, templates in rows)
+
+
+CATALOGUE = Catalogue("bugfix", targets(), keep=8, tries=48)

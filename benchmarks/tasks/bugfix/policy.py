@@ -4,7 +4,7 @@ bug when it sees its line, and to guess where it is from a failing test, at the 
 Blind to the pattern: what a request asks is read from its instructions (AGENT, LOCATE, FIX), and what the model
 has seen is read from the request's text wherever it sits (a tool result or a step's prompt): the numbered
 listings of `read_file` and `edit` (the latest text of each line wins) and the last test report. Its world
-knowledge is the bug the issue tag names (`world.know`): file, line, original text. Two decisions:
+knowledge is the bug the issue tag names (`know`): file, line, original text. Two decisions:
 - **where to look** (`bugfix|locate|<tag>`, at error_rate), when no listing seen shows the bug and no
   traceback frame in the project is unread: right, a window around the bug; wrong, a window elsewhere in the
   project. A traceback's frame is read as code would read it: its window, no decision;
@@ -15,49 +15,39 @@ Reading a report (pass or fail) and seeing that a listing does not show the bug 
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.tasks.base import marked
-from benchmarks.tasks.trail.knowledge import reading
+from benchmarks.tasks.bugfix.modules import CATALOGUE
+from benchmarks.tasks.codebase.designs import FIX, LOCATE, WINDOW
+from benchmarks.tasks.codebase.tools import frame_of, last_report, listings
+from benchmarks.tasks.trail.knowledge import _READING, NotAModel, reading
 from patterns.sim.policy import Decider, Reply, Request
 
 MARK = "[bugfix]"
 AGENT = "You fix a bug in a Python project"
-LOCATE = "Where is the bug? Reply READ: <path>:<first line>-<last line>"
-FIX = "Fix the bug in the code shown with one edit"
-WINDOW = 15  # lines either side of the line a read is about
-_HEADER = re.compile(r"^==> (\S+) \(lines (\d+)-(\d+) of \d+\) <==$", re.M)
-_LINE = re.compile(r"^ *(\d+)\| ?(.*)$")
-_FRAME = re.compile(r'File "([^"<>]+\.py)", line (\d+)')
 
 
-def frame_of(report: str) -> tuple[str, int] | None:
-    """The deepest traceback frame of the report in the project's code (not its tests): code-readable."""
-    frames = [(p, int(n)) for p, n in _FRAME.findall(report) if not p.startswith(("/", "tests/"))]
-    return frames[-1] if frames else None
+def tag_of(entry: dict[str, Any], m: dict[str, Any]) -> str:
+    return "BF-" + hashlib.sha256(f"{entry['module']}|{m['file']}|{m['line']}|{m['mutated']}".encode()).hexdigest()[:6]
 
 
-def listings(text: str) -> dict[str, dict[int, str]]:
-    """Every numbered listing in the text, the latest text of each line."""
-    seen: dict[str, dict[int, str]] = {}
-    for head in _HEADER.finditer(text):
-        lines = seen.setdefault(head.group(1), {})
-        for raw in text[head.end() + 1:].splitlines():
-            m = _LINE.match(raw)
-            if m is None:
-                break
-            lines[int(m.group(1))] = m.group(2)
-    return seen
+def know(text: str) -> dict[str, Any] | None:
+    """The bug an issue tag in `text` is about (file, line, original, mutated, and the project's files with their
+    lengths): the simulated model's world knowledge (the trail families' guard: only inside a policy's call)."""
+    if not _READING.get():
+        raise NotAModel("bugfix: only the simulated model's policy knows where the bug is")
+    found = re.search(r"\bBF-[0-9a-f]{6}\b", text)
+    return _bugs().get(found.group()) if found else None
 
 
-def last_report(text: str) -> str:
-    found = [m.start() for m in re.finditer(r"^(OK: \d+ cases passed|FAILED: .*|TIMEOUT: .*)$", text, re.M)]
-    if not found:
-        return ""
-    begin = max((m.end() for m in re.finditer(r"^\(exit code \d+\)$", text[:found[-1]], re.M)), default=0)
-    return text[begin:found[-1] + 200]
+@functools.cache
+def _bugs() -> dict[str, dict[str, Any]]:
+    return {tag_of(entry, m): {**m, "sizes": entry["sizes"]} for entry, m in CATALOGUE.mutations()}
 
 
 @dataclass(frozen=True)
@@ -88,8 +78,6 @@ class BugfixPolicy:
         return marked(request, MARK)
 
     def respond(self, request: Request, decide: Decider) -> Reply:
-        from benchmarks.tasks.bugfix.world import know
-
         said = request.instructions()
         text = "\n".join([request.first_user_text(), *(r["content"] for r in request.tool_results())])
         with reading():

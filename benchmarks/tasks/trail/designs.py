@@ -35,6 +35,7 @@ from patterns.fields import structured
 from patterns.run import Run
 from patterns.tools import ToolSet
 from patterns.workflows import LLM, Agent, Chain, Code, Dispatch, Loop, Parallel, Route, Single, ToolStep, majority
+from patterns.workflows.each import CallEach, Use
 from patterns.workflows.graph import node
 
 _KEY = re.compile(r"\b[A-Z]-\d{4}\b")  # a key is a token code can find; the place a note means is not
@@ -56,29 +57,20 @@ def _key_of(note: str) -> str | None:
     return keys[-1] if keys else None
 
 
-@dataclass(frozen=True)
-class Survey:
+def survey(tools: ToolSet) -> CallEach:
     """Code calls every place with the key of the note on top of the walk's stack (none when it names no key)."""
 
-    name: str
-    tools: ToolSet
-    kind: str = "tool"
+    def uses(text: str) -> list[Use]:
+        key = _key_of(_state(text)["stack"][-1])
+        return [] if key is None else [{"name": t, "id": f"survey_{t}", "input": {"key": key}} for t in tools.tools]
 
-    async def __call__(self, run: Run, text: str) -> str:
+    def keep(text: str, calls: list[Use], results: list[str]) -> str:
         state = _state(text)
-        key = _key_of(state["stack"][-1])
-        state["key"], state["looked"] = key, {}
-        if key is not None:
-            uses = [{"name": t, "id": f"survey_{t}", "input": {"key": key}} for t in self.tools.tools]
-            results = await run.call_tools(self.tools, uses, name=self.name)
-            state["looked"] = {u["name"]: str(r["content"]) for u, r in zip(uses, results, strict=True)}
+        state["key"] = _key_of(state["stack"][-1])
+        state["looked"] = {u["name"]: r for u, r in zip(calls, results, strict=True)}
         return json.dumps(state)
 
-    def add_to(self, graph: nx.DiGraph, prefix: str) -> tuple[list[str], list[str]]:
-        names = tuple(self.tools.tools)
-        n = node(graph, prefix + self.name, "tool", f"every place ({len(names)})", tools=names, dispatch=True,
-                 survey=True)  # code calls every place: no choice (`patterns.workflows.choices`)
-        return [n], [n]
+    return CallEach("survey", tools, uses, keep, label=f"every place ({len(tools.tools)})")
 
 
 @dataclass(frozen=True)
@@ -135,7 +127,7 @@ def _answer(spec: TrailSpec) -> LLM:
 
 
 def survey_walk(spec: TrailSpec, tools: ToolSet, most: int) -> Loop:
-    body = Chain([Survey("survey", tools), Read("read", LLM("read", _read_prompt(spec)))], name="round")
+    body = Chain([survey(tools), Read("read", LLM("read", _read_prompt(spec)))], name="round")
     return Loop(body, until=lambda t: bool(_state(t).get("done")), max_rounds=most, name="walk")
 
 

@@ -1,73 +1,66 @@
-"""One trial's project and its tools, all real: the target copied from the running interpreter with one line
-mutated, its differential tests, and tools that list, read, search, edit and run them (`run_tests` runs the test
-file in a subprocess with a timeout and cuts its output as a harness does). And the simulated model's world
-knowledge of the bug, which only a policy's call may read (the trail families' guard)."""
+"""A real project's tools, for any family whose trial works on code in a folder: list, read, search, edit and
+run the tests — the tests in a subprocess with a timeout, their output cut as a harness cuts it. Token counts
+are the contents' own. And the readers of what the tools return (a numbered listing, a test report, a traceback's
+frame), so that a workflow's code and a simulated model read the same output alike."""
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
-from benchmarks.tasks.bugfix import catalogue
 from benchmarks.tasks.repair.tools import Sandbox
-from benchmarks.tasks.trail.knowledge import _READING, NotAModel
 from patterns.tools import ToolSet, tool
 
 MOST_LINES = 200  # lines one read returns at most: a read fits a tool result (`patterns.tools.MAX_RESULT_CHARS`)
 KEPT_CHARS = 3000  # run_tests keeps the first and the last this many characters of a longer output
 RUN_TIMEOUT_S = 60.0
 HIT_LIMIT = 40
-
-
-def tag_of(target: dict[str, Any], m: dict[str, Any]) -> str:
-    return "BF-" + hashlib.sha256(f"{target['module']}|{m['file']}|{m['line']}|{m['mutated']}".encode()).hexdigest()[:6]
-
-
-def know(text: str) -> dict[str, Any] | None:
-    """The bug an issue tag in `text` is about (file, line, original, mutated, and the project's files with their
-    lengths): the simulated model's world knowledge. Only inside a policy's call."""
-    if not _READING.get():
-        raise NotAModel("bugfix: only the simulated model's policy knows where the bug is")
-    found = re.search(r"\bBF-[0-9a-f]{6}\b", text)
-    return _bugs().get(found.group()) if found else None
-
-
-@functools.cache
-def _bugs() -> dict[str, dict[str, Any]]:
-    return {tag_of(target, m): {**m, "sizes": target["sizes"]} for target, m in catalogue.mutations()}
-
-
-def test_file(module: str) -> str:
-    return f"tests/test_{module.replace('.', '_')}.py"
-
-
-def build_project(root: Path, target: dict[str, Any], m: dict[str, Any]) -> None:
-    """The target copied in, the mutated line written, the tests beside it."""
-    from benchmarks.tasks.bugfix.modules import TARGETS
-    from benchmarks.tasks.bugfix.mutate import Mutation, apply
-
-    catalogue.copy_into(next(t for t in TARGETS if t.copy == target["target"]), root)
-    path = root / m["file"]
-    path.write_text(apply(path.read_text(encoding="utf-8"), Mutation(**m)), encoding="utf-8", newline="")
-    (root / "tests").mkdir()
-    (root / "tests" / "_check.py").write_text((catalogue.HERE / "check.py").read_text(encoding="utf-8"))
-    cases = ",\n".join(f"    ({json.dumps(c)}, {json.dumps(e)})" for c, e in zip(target["cases"], target["expected"],
-                                                                                    strict=True))
-    (root / test_file(target["module"])).write_text(
-        f'"""Each case\'s expected outcome is what the original {target["module"]} gave."""\nimport _check\n\n'
-        f'CASES = [\n{cases},\n]\n\nif __name__ == "__main__":\n    _check.main({target["module"]!r}, CASES)\n')
+ENV = {"PYTHONHASHSEED": "0", "PATH": os.defpath, "LC_ALL": "C.UTF-8"}  # every run of a project's code alike
+_HEADER = re.compile(r"^==> (\S+) \(lines (\d+)-(\d+) of \d+\) <==$", re.M)
+_LINE = re.compile(r"^ *(\d+)\| ?(.*)$")
+_FRAME = re.compile(r'File "([^"<>]+\.py)", line (\d+)')
+_REPORT = re.compile(r"^(OK: \d+ cases passed|FAILED: .*|TIMEOUT: .*)$", re.M)
 
 
 def listing(path: str, lines: list[str], start: int, end: int) -> str:
-    """Lines start..end of a file, numbered, under a header every design's reader recognises."""
+    """Lines start..end of a file, numbered, under a header every reader recognises (`listings`)."""
     body = "\n".join(f"{n:>5}| {lines[n - 1]}" for n in range(start, end + 1))
     return f"==> {path} (lines {start}-{end} of {len(lines)}) <==\n{body}"
+
+
+def listings(text: str) -> dict[str, dict[int, str]]:
+    """Every numbered listing in the text, the latest text of each line."""
+    seen: dict[str, dict[int, str]] = {}
+    for head in _HEADER.finditer(text):
+        lines = seen.setdefault(head.group(1), {})
+        for raw in text[head.end() + 1:].splitlines():
+            m = _LINE.match(raw)
+            if m is None:
+                break
+            lines[int(m.group(1))] = m.group(2)
+    return seen
+
+
+def frame_of(report: str) -> tuple[str, int] | None:
+    """The deepest traceback frame of a report in the project's code (not its tests): code-readable."""
+    frames = [(p, int(n)) for p, n in _FRAME.findall(report) if not p.startswith(("/", "tests/"))]
+    return frames[-1] if frames else None
+
+
+def last_report(text: str) -> str:
+    """The last test report in the text (from the end of the run before it)."""
+    found = [m.start() for m in _REPORT.finditer(text)]
+    if not found:
+        return ""
+    begin = max((m.end() for m in re.finditer(r"^\(exit code \d+\)$", text[:found[-1]], re.M)), default=0)
+    return text[begin:found[-1] + 200]
+
+
+def passed(report: str) -> bool:
+    return "\nOK: " in "\n" + report
 
 
 def cut(text: str) -> str:
@@ -76,13 +69,13 @@ def cut(text: str) -> str:
     return f"{text[:KEPT_CHARS]}\n[... {len(text) - 2 * KEPT_CHARS} characters cut ...]\n{text[-KEPT_CHARS:]}"
 
 
-def run_tests_in(root: Path, module: str) -> tuple[int, str]:
-    """The project's tests, run for real: (exit code, output as the tool returns it)."""
+def run_tests_in(root: Path, test: str) -> tuple[int, str]:
+    """The project's test file, run for real: (exit code, output as the tool returns it)."""
     try:
-        done = subprocess.run([sys.executable, "-S", "-B", test_file(module)], cwd=root, env=catalogue.ENV,
-                              capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False)
+        done = subprocess.run([sys.executable, "-S", "-B", test], cwd=root, env=ENV, capture_output=True, text=True,
+                              timeout=RUN_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
-        return 124, f"TIMEOUT: {test_file(module)} did not finish in {RUN_TIMEOUT_S:g} s"
+        return 124, f"TIMEOUT: {test} did not finish in {RUN_TIMEOUT_S:g} s"
     return done.returncode, cut(done.stdout + done.stderr) + f"\n(exit code {done.returncode})"
 
 
@@ -99,7 +92,8 @@ def project_files(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def make_tools(root: Path, module: str) -> ToolSet:
+def make_tools(root: Path, test: str) -> ToolSet:
+    """The five tools on the project in `root`, whose tests are the file `test` (relative to `root`)."""
     box = Sandbox(root)
 
     def lines_of(path: str) -> list[str]:
@@ -150,6 +144,6 @@ def make_tools(root: Path, module: str) -> ToolSet:
     @tool(timeout_s=RUN_TIMEOUT_S + 30)
     def run_tests() -> str:
         """Run the project's tests; the output says which cases fail, with the expected and the actual outcome."""
-        return run_tests_in(root, module)[1]
+        return run_tests_in(root, test)[1]
 
     return ToolSet([list_files, read_file, search_code, edit, run_tests])

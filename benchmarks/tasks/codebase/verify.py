@@ -1,4 +1,4 @@
-"""The catalogue's verifier, one subprocess per module: `python -S -B child.py < job.json`.
+"""The catalogue's verifier, one subprocess per module: `python -S -B verify.py < job.json`.
 
 In a pristine copy of the target it runs the cases (their expected outcomes) and records the lines they execute;
 then it tries seeded mutations of those lines, each in the copy, keeping one when the cases fail with it, pass
@@ -11,7 +11,7 @@ import random
 import signal
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run as a script, beside check.py
 from check import namespace, outcome
 from mutate import Mutation, apply, candidates, parses
 
