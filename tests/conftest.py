@@ -68,8 +68,9 @@ SLOW_MODULES = frozenset({
 # files that took longest (CPU seconds per file, measured 2026-12-07) go first, so that none of them starts last and
 # runs on alone while the other worker sits idle. Order only: every test still runs, and the files not named keep
 # their collected order after these.
-LONGEST_FIRST = ("test_notebooks", "test_perf_scripts", "test_notebooks_03", "test_openai_bench", "test_known_walks",
-                 "test_interrupts", "test_interrupts_one_process", "test_bugfix", "test_drawability_truth",
+LONGEST_FIRST = ("test_notebooks", "test_drawability_truth", "test_interrupts", "test_interrupts_one_process",
+                 "test_perf_scripts", "test_notebooks_03", "test_bench", "test_openai_bench", "test_known_walks",
+                 "test_bugfix", "test_ray_paths", "test_resume_rules", "test_planning", "test_audit",
                  "test_folder_lock")
 
 
