@@ -132,7 +132,7 @@ def drawability_row(walks: Mapping[str, Sequence[Walk]], d: int = D, seed: int =
     est = drawability(walks, d, seed=seed)
     row: dict[str, Any] = {
         "drawability": est.value, "drawability_ci_low": est.low, "drawability_ci_high": est.high,
-        "drawability_d": d, "drawability_instances": est.instances,
+        "drawability_d": d, "drawability_instances": est.instances, "drawability_reason": est.reason,
         "chapter_prediction": predict(est.value, threshold), "graph_cap": CAP}
     sizes = ("nodes", "edges", "loops", "revisited", "routes", "dispatches")
     if est.instances < d:

@@ -57,6 +57,7 @@ class Choice:
     loop: bool
     kappa: float
     within: float = 1.0  # agreement among an instance's trials at the same state
+    measured: bool = True  # whether the drawing instances had the repeats that kappa and within read (`repeats`)
 
     @property
     def agent_like(self) -> bool:
@@ -65,6 +66,22 @@ class Choice:
     @property
     def drawn(self) -> bool:
         return not self.agent_like and (self.kappa >= KAPPA or self.within >= AGREE)
+
+    @property
+    def gate(self) -> bool | None:
+        """Whether the choice is drawn; None when that rests on an instance dependence that was not measured (an
+        agent-like choice is undrawn however its instances agree)."""
+        return None if not self.measured and not self.agent_like else self.drawn
+
+
+def repeats(owners: Sequence[Hashable]) -> bool:
+    """Whether walks of these instances (one owner per walk) can show a model choice's dependence on the instance:
+    at least half of the instances, and at least one, were run at two or more trials. With one trial each, the
+    agent's agreement with itself is not seen, and a coin over a few ways cannot be told from the instance's own
+    choice."""
+    per = Counter(owners)
+    repeated = sum(k >= 2 for k in per.values())
+    return repeated >= 1 and 2 * repeated >= len(per)
 
 
 def agreement(groups: Mapping[Hashable, Sequence[str]]) -> tuple[int, int]:
@@ -174,9 +191,10 @@ def width(nodes: frozenset[str], targets: Sequence[str]) -> int:
     return max((c.branches for c in model_choices(g)), default=len(tools))
 
 
-def choices_of(model: Sequence[Move], code: Collection[tuple[str, str]] = ()) -> dict[str, Choice]:
+def choices_of(model: Sequence[Move], code: Collection[tuple[str, str]] = (), measured: bool = True) -> \
+        dict[str, Choice]:
     """Per node where the model decided in the drawing walks, its `Choice` (nodes, ways, loop, kappa); `code`: the
-    steps code takes, through which a loop may pass."""
+    steps code takes, through which a loop may pass; `measured`: whether the walks had repeats (`repeats`)."""
     out: dict[str, Choice] = {}
     ways = repeated_ways(model)
     for node, (nodes, loop) in choice_pools(model, code).items():
@@ -184,7 +202,7 @@ def choices_of(model: Sequence[Move], code: Collection[tuple[str, str]] = ()) ->
             continue
         mine = [m for m in model if m.u in nodes]
         kept = {v for n in nodes for v in ways.get(n, ())}
-        choice = Choice(nodes, width(nodes, sorted(kept)), loop, *agreements(mine))
+        choice = Choice(nodes, width(nodes, sorted(kept)), loop, *agreements(mine), measured)
         out.update({n: choice for n in nodes})
     return out
 
