@@ -58,6 +58,7 @@ def true_drawability(name: str, settings: tuple[tuple[str, Any], ...], d: int = 
     return float(np.mean(got))
 
 
+@pytest.mark.timeout(900)  # the true value is simulated on 400 blocks of 11 instances, then 20 folders
 @pytest.mark.parametrize(("name", "settings"), [("retry", {"error": 0.2}),
                                                  ("random_walk", {"tools": 2, "shortest": 2, "longest": 4})])
 def test_the_interval_covers_the_true_value_at_least_90_percent_of_the_time(name: str, settings: dict) -> None:
