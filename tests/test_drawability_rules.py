@@ -253,4 +253,4 @@ def test_the_shares_of_many_drawing_sets_are_those_of_learning_and_checking_each
         d = learn([x for k in chosen for x in instances[k]], instances=[k for k in chosen for _ in instances[k]],
                   cap=cap, min_share=share, routes=routes_)
         want = [0.0 if row[k] else score(d, [moves(x, d.free) for x in ws]) for k, ws in enumerate(instances)]
-        assert np.allclose(shares, want)
+        assert np.allclose(shares, want, equal_nan=True)  # NaN: a choice not measured (one trial)

@@ -1,6 +1,6 @@
 """Drawability on walks whose answer is known (`tests/synthetic_walks.py`, the known-truth table's processes): every
 row is classified as its truth at short and long lengths and at error rates up to 0.2, the threshold sits in the
-gap the selection grid leaves, and the interval covers the true value.
+gap the selection grid leaves, and the interval covers the true value at least 90 % of the time.
 
 The whole grids (`SELECT`, `TEST`) and 40 folders per covered process take many minutes:
 `python -m benchmarks.perf.drawability_gap` prints them. Here: every row of the table at the hardest error rate
@@ -42,10 +42,11 @@ def test_the_threshold_is_in_the_gap_the_selection_grid_leaves() -> None:
 
 
 @cache
-def true_drawability(name: str, settings: tuple[tuple[str, Any], ...], d: int = D, reps: int = 100,
+def true_drawability(name: str, settings: tuple[tuple[str, Any], ...], d: int = D, reps: int = 400,
                      batch: int = 20) -> float:
     """The expected score of a new instance under a graph drawn from d new instances, by simulation: `reps`
-    independent blocks of d + 1 fresh instances, d drawing and the last tested."""
+    independent blocks of d + 1 fresh instances, d drawing and the last tested (400: the truth's own error, about
+    0.02, well inside the intervals it is checked against)."""
     got: list[float] = []
     for b in range(reps // batch):
         walks = grid_sample(name, dict(settings), batch * (d + 1), seed=10_000 + b)
@@ -57,14 +58,15 @@ def true_drawability(name: str, settings: tuple[tuple[str, Any], ...], d: int = 
     return float(np.mean(got))
 
 
-@pytest.mark.parametrize(("name", "settings"), [("lookup_prose", {"error": 0.1}),
+@pytest.mark.timeout(900)  # the true value is simulated on 400 blocks of 11 instances, then 20 folders
+@pytest.mark.parametrize(("name", "settings"), [("retry", {"error": 0.2}),
                                                  ("random_walk", {"tools": 2, "shortest": 2, "longest": 4})])
-def test_the_interval_covers_the_true_value_at_least_85_percent_of_the_time(name: str, settings: dict) -> None:
+def test_the_interval_covers_the_true_value_at_least_90_percent_of_the_time(name: str, settings: dict) -> None:
     """20 folders of 30 instances × 3 trials, trials of an instance sharing what its case decides; the perf
-    script measures every covered process. (At one slip in five it covers less: 75-80 % on the retry, the short
-    pipeline and the short prose trail, 85.8 % over the six — docs/drawability.md; not yet the 90 % asked.)"""
+    script measures every covered process (docs/drawability.md). The symmetric estimate ± t × se interval that
+    came before covered the retry at one slip in five in 85 % of these folders."""
     truth, hits = true_drawability(name, tuple(sorted(settings.items()))), 0
     for r in range(20):
         est = drawability(grid_sample(name, settings, 30, seed=500 + r), seed=r)
         hits += est.low <= truth <= est.high
-    assert hits / 20 >= 0.85, (name, truth, hits)
+    assert hits / 20 >= 0.9, (name, truth, hits)

@@ -33,7 +33,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     assert main(["bench", "--tasks", tasks, "--patterns", "single,agent", "--model", "sim:error_rate=0.05",
                  "--instances", "40", "--trials", "3", "--out", str(out), "--no-drawn", "--quiet"]) == 0
     # three trials an instance: the known-truth table is calibrated there (docs/drawability.md); with one, a
-    # model choice among a few ways cannot be told from a coin and leans drawn
+    # model choice among a few ways cannot be told from a coin, and drawability says it was not measured
     assert main(["criterion", str(out)]) == 0
     return pd.read_csv(out / "criterion.csv").set_index("task")
 

@@ -28,7 +28,7 @@ from benchmarks.names import REPEATS
 SAME = ("model", "seed", "code_digest")
 COLUMNS = ["run_id", "task", "pattern", "instance", "trial", "success"]
 Repeated = tuple[pd.DataFrame, dict[str, list[Round]]]  # a task's agent runs in repeats/ and their walks' rounds
-MEASURED_ANYWAY = ("drawability_d", "drawability_instances", "graph_cap")  # settings and counts, not walks
+MEASURED_ANYWAY = ("drawability_d", "drawability_instances", "drawability_reason", "graph_cap")  # not from walks
 
 
 class RepeatsRuns:

@@ -82,8 +82,8 @@ COLUMNS = [
     "cost_ci_low", "cost_ci_high", "price_side", "price_extra_success", "price_cost_times", "price_per_success",
     "price_ci_low", "price_ci_high", "value_diff", "value_ci_low", "value_ci_high", "latency_ratio", "steps_ratio",
     "pareto", "drawability", "drawability_ci_low", "drawability_ci_high", "chapter_prediction", "agrees", "note",
-    "drawability_d", "drawability_instances", "graph_nodes", "graph_edges", "graph_loops", "graph_revisited",
-    "graph_routes", "graph_dispatches", "graph_cap", "instances",
+    "drawability_d", "drawability_instances", "drawability_reason", "graph_nodes", "graph_edges", "graph_loops",
+    "graph_revisited", "graph_routes", "graph_dispatches", "graph_cap", "instances",
     "agent_runs", "workflow_runs", "agent_ci_low", "agent_ci_high", "workflow_ci_low", "workflow_ci_high",
     "agent_cost", "workflow_cost", "agent_latency_p50", "workflow_latency_p50", "threshold", *readings.COLUMNS,
 ]

@@ -11,8 +11,9 @@ that gap, where `drawability.THRESHOLD` was set. `test` measures the other grid,
 calls, error rates 0.05 and 0.15, other seeds), and prints every setting the threshold misclassifies. `cover`
 simulates `--folders` folders of 30 instances × 3 trials per process (trials correlated within instances) and
 prints how often the 95% interval covered the true value (the expected score of a new instance under a graph
-drawn from 10 new ones, by simulation). `bench` runs the table through `wva bench` + `wva criterion` (the `walks`
-family at error rates 0, 0.05, 0.1 and 0.2, short and long walks) and prints it as markdown.
+drawn from 10 new ones, simulated on 400 blocks of fresh instances) and the interval's mean width. `bench` runs
+the table through `wva bench` + `wva criterion` (the `walks` family at error rates 0, 0.05, 0.1 and 0.2, short
+and long walks) and prints it as markdown.
 Run from the repository's root (it reads the generators in tests/).
 """
 

@@ -133,6 +133,9 @@ def task_paragraph(r: Any, drawn: Any = None) -> str:
 
 def drawability_sentence(r: Any, c: render.Cells) -> str:
     if c.drawability == render.NA:
+        reason = getattr(r, "drawability_reason", None)
+        if isinstance(reason, str) and reason:  # the estimator's own word on why
+            return f"Drawability was {reason}."
         many = getattr(r, "drawability_instances", 0) >= D + 2
         return "Drawability could not be measured: " + ("the folder recorded no walk of the agent (no events)."
                                                         if many else f"fewer than {D + 2} instances with walks.")

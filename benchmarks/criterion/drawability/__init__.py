@@ -14,7 +14,8 @@ also compiles into a workflow that runs against the agent (`drawn`).
 - `moves`, `rules`, `learn`: order-free steps and worker pools, code dispatches (decision lists on fields, a
   pipeline's switched steps), bounded loops and the model's choices;
 - `decisions`, `fit`, `shares`, `estimate`: decisions lined up by state and judged, the score per instance,
-  drawability at `D` drawing instances, cross-fitted, with a jackknife interval over instances, the learning curve;
+  drawability at `D` drawing instances, cross-fitted, with an interval over instances (a jackknife error read as
+  Clopper–Pearson at its effective count), not measured where a model choice had no repeated trials; the learning curve;
 - `graph`: the drawing as a networkx graph, its size, JSON; `drawn`: the drawing as a workflow (`Drawn`).
 
 `THRESHOLD` is the chapter's line: `predict(value)` says "workflow" at or above it. It was chosen on the
@@ -26,7 +27,8 @@ every handler) and the not-drawable ones 0.379 at the most (one call to 1 of 2 t
 is the middle of that gap, 0.52; it is tested on another grid (`TEST`: walks of 2-4 and 10-12 calls, e = 0.05
 and 0.15, other seeds) by `python -m benchmarks.perf.drawability_gap`, and `tests/test_drawability_truth.py`
 checks every row at its longest with one slip in five. (The whole-walk measure, whose line was 0.44, fell as
-(1 - e)^L: a drawable walk of 10-12 calls read 0.03-0.08 at e = 0.2.)
+(1 - e)^L: a drawable walk of 10-12 calls read 0.03-0.08 at e = 0.2.) Measured again on the rules refined since,
+SELECT's one call to 1 of 2 tools reads 0.596, above the line (docs/drawability.md: an open calibration question).
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ def drawability_row(walks: Mapping[str, Sequence[Walk]], d: int = D, seed: int =
     est = drawability(walks, d, seed=seed)
     row: dict[str, Any] = {
         "drawability": est.value, "drawability_ci_low": est.low, "drawability_ci_high": est.high,
-        "drawability_d": d, "drawability_instances": est.instances,
+        "drawability_d": d, "drawability_instances": est.instances, "drawability_reason": est.reason,
         "chapter_prediction": predict(est.value, threshold), "graph_cap": CAP}
     sizes = ("nodes", "edges", "loops", "revisited", "routes", "dispatches")
     if est.instances < d:

@@ -11,9 +11,10 @@ state chose the same step) with rate A. When R >= A the deviations are the agent
 least as often as it repeats itself is the process, and the decision scores 1; otherwise R / A.
 
 **Where the model decides** (no rule applies), the choices that follow each other form one *choice*: a model
-decision whose chosen step is again a model decision over overlapping ways is the same choice made again, on a
-loop (the model picks again after what it picked has answered); its width counts the ways of the whole tree
-(`patterns.workflows.choices.model_choices` on the graph of the choice). The choice is drawn only when it is not
+decision whose chosen step is again a model decision over overlapping ways belongs to the same choice tree, and its
+width counts the ways of the whole tree (`patterns.workflows.choices.model_choices` on the graph of the choice).
+Whether it is on a loop (the model picks again after what it picked has answered) is read by the one definition,
+`patterns.workflows.choices.on_loop`, on the drawing's graph (`ways_graph`). The choice is drawn only when it is not
 agent-like (more than K ways on a loop) and it depends on the instance: agreement within an instance's trials
 exceeds agreement between instances by at least `KAPPA`, corrected for chance (Cohen's kappa,
 (W - B) / (1 - B)), measured on the drawing instances — or, where every instance makes the same choice at the
@@ -30,7 +31,7 @@ With one trial per instance nothing lines up, every state is judged and A is tak
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -56,6 +57,7 @@ class Choice:
     loop: bool
     kappa: float
     within: float = 1.0  # agreement among an instance's trials at the same state
+    measured: bool = True  # whether the drawing instances had the repeats that kappa and within read (`repeats`)
 
     @property
     def agent_like(self) -> bool:
@@ -64,6 +66,22 @@ class Choice:
     @property
     def drawn(self) -> bool:
         return not self.agent_like and (self.kappa >= KAPPA or self.within >= AGREE)
+
+    @property
+    def gate(self) -> bool | None:
+        """Whether the choice is drawn; None when that rests on an instance dependence that was not measured (an
+        agent-like choice is undrawn however its instances agree)."""
+        return None if not self.measured and not self.agent_like else self.drawn
+
+
+def repeats(owners: Sequence[Hashable]) -> bool:
+    """Whether walks of these instances (one owner per walk) can show a model choice's dependence on the instance:
+    at least half of the instances, and at least one, were run at two or more trials. With one trial each, the
+    agent's agreement with itself is not seen, and a coin over a few ways cannot be told from the instance's own
+    choice."""
+    per = Counter(owners)
+    repeated = sum(k >= 2 for k in per.values())
+    return repeated >= 1 and 2 * repeated >= len(per)
 
 
 def agreement(groups: Mapping[Hashable, Sequence[str]]) -> tuple[int, int]:
@@ -129,18 +147,30 @@ def repeated_ways(model: Sequence[Move]) -> dict[str, set[str]]:
     return ways
 
 
-def choice_pools(model: Sequence[Move]) -> dict[str, tuple[frozenset[str], bool]]:
-    """Per model-decision node, the nodes of its choice and whether that choice is on a loop (see the module
-    docstring): a way u -> v the process takes joins u and v when v is a model decision too over overlapping ways."""
+def ways_graph(model: Sequence[Move], code: Collection[tuple[str, str]] = ()) -> nx.DiGraph:
+    """The drawing's graph as `patterns.workflows.choices` reads a learned one: the steps code takes (`code`, the
+    transitions a rule explained) and the model's kept ways (`repeated_ways`), these marked `model=True`."""
+    graph = nx.DiGraph()
+    graph.add_edges_from(code)
+    for u, vs in repeated_ways(model).items():
+        graph.add_edges_from(((u, v) for v in vs), model=True)
+    return graph
+
+
+def choice_pools(model: Sequence[Move], code: Collection[tuple[str, str]] = ()) -> \
+        dict[str, tuple[frozenset[str], bool]]:
+    """Per model-decision node, the nodes of its choice and whether that choice is on a loop. A way u -> v the
+    process takes joins u and v into one choice tree when v is a model decision too over overlapping ways; the tree
+    is on a loop when one of its nodes is (`patterns.workflows.choices.on_loop` on `ways_graph`: the model picks
+    there again after its pick has answered), the one definition `check_drawn` and `wva audit` use."""
     ways = repeated_ways(model)
+    looped = {c.node for c in model_choices(ways_graph(model, code)) if c.how == "learned" and c.on_loop}
     graph = nx.Graph()
     graph.add_nodes_from({m.u for m in model})
-    looped: set[str] = set()
     for u, vs in ways.items():
         for v in vs:
             if u != START and v != END and (ways[u] & ways.get(v, set())) - {END}:
                 graph.add_edge(u, v)
-                looped.add(u)
     out: dict[str, tuple[frozenset[str], bool]] = {}
     for part in nx.connected_components(graph):
         nodes = frozenset(part)
@@ -161,16 +191,18 @@ def width(nodes: frozenset[str], targets: Sequence[str]) -> int:
     return max((c.branches for c in model_choices(g)), default=len(tools))
 
 
-def choices_of(model: Sequence[Move]) -> dict[str, Choice]:
-    """Per node where the model decided in the drawing walks, its `Choice` (nodes, ways, loop, kappa)."""
+def choices_of(model: Sequence[Move], code: Collection[tuple[str, str]] = (), measured: bool = True) -> \
+        dict[str, Choice]:
+    """Per node where the model decided in the drawing walks, its `Choice` (nodes, ways, loop, kappa); `code`: the
+    steps code takes, through which a loop may pass; `measured`: whether the walks had repeats (`repeats`)."""
     out: dict[str, Choice] = {}
     ways = repeated_ways(model)
-    for node, (nodes, loop) in choice_pools(model).items():
+    for node, (nodes, loop) in choice_pools(model, code).items():
         if node in out:
             continue
         mine = [m for m in model if m.u in nodes]
         kept = {v for n in nodes for v in ways.get(n, ())}
-        choice = Choice(nodes, width(nodes, sorted(kept)), loop, *agreements(mine))
+        choice = Choice(nodes, width(nodes, sorted(kept)), loop, *agreements(mine), measured)
         out.update({n: choice for n in nodes})
     return out
 

@@ -13,16 +13,15 @@ tested on every instance outside it (so every instance is tested). An instance c
 trials: its score reads them all together, and the estimate is the mean over
 (drawing set, tested instance) pairs.
 
-**The interval** is a delete-one-instance jackknife: the estimate is recomputed with each instance left
-out (all its walks together, as a drawing instance and as a tested one), on the same splits, and the
-spread of those recomputations gives the standard error; the interval is the estimate ± Student's t
-(n − 1 degrees of freedom) times it, cut to [0, 1]. The unit resampled is the instance, because an
-instance's trials agree with each other far more than with other instances'. When every tested walk fitted
-(or none did) there is nothing to spread: see `interval`.
-
-Its coverage was checked by simulation on the known-truth processes of `tests/synthetic_walks.py` (`COVERED`,
+**The interval** resamples the instance, because an instance's trials agree with each other far more than
+with other instances'. Its standard error is a delete-one-instance jackknife: the estimate recomputed with each
+instance left out (all its walks together, as a drawing instance and as a tested one: the splits it drew in
+go, so the learning step's dependence on it counts), on the same splits. The interval is then Clopper–Pearson's
+for a proportion measured that precisely (`interval`, Korn and Graubard's for clustered data): the number of
+independent, wholly covered or uncovered instances that would give that standard error stands in for n. Its
+coverage was checked by simulation on the known-truth processes of `tests/synthetic_walks.py` (`COVERED`,
 trials correlated within instances): `python -m benchmarks.perf.drawability_gap --parts cover`;
-`tests/test_drawability_truth.py` checks at least 85 % on two of them.
+`tests/test_drawability_truth.py` checks at least 90 % on two of them.
 """
 
 from __future__ import annotations
@@ -44,13 +43,17 @@ PERMUTATIONS = 10  # each instance draws in this many drawing sets (fewer when d
 MIN_SPLITS, MAX_SPLITS = 60, 300  # drawing sets in all, at least and at most
 LEVEL = 0.95
 CURVE = (1, 2, 5, 10, 20, 50, 100, 200, 500)
+TOO_FEW = "not measured: fewer than {} instances with walks of the agent"
+UNMEASURED = ("not measured: the agent chose among a few next steps, and whether that choice is the instance's "
+              "or a coin's needs repeated trials (at least half of the drawing instances at 2 or more trials)")
 
 
 @dataclass(frozen=True)
 class Drawability:
     """value: the coverage at `d` drawing instances; [low, high]: its interval at `level`; se: its
     jackknife standard error; instances: how many instances had walks; splits: drawing sets used.
-    All NaN when the instances are too few (fewer than d + 2: leaving one out must still leave one tested)."""
+    All NaN, with the reason, when the instances are too few (fewer than d + 2: leaving one out must still leave
+    one tested) or a model choice's dependence on the instance could not be read (`UNMEASURED`)."""
 
     value: float
     low: float
@@ -60,6 +63,7 @@ class Drawability:
     instances: int
     splits: int
     level: float = LEVEL
+    reason: str = ""  # why value is NaN, when it is
 
 
 def drawing_sets(n: int, d: int, permutations: int = PERMUTATIONS, seed: int = 0) -> np.ndarray:
@@ -87,9 +91,11 @@ def drawability(walks: Mapping[str, Sequence[Walk]], d: int = D, *, permutations
     walks = {k: v for k, v in walks.items() if len(v)}
     n = len(walks)
     if n < d + 2:
-        return Drawability(math.nan, math.nan, math.nan, math.nan, d, n, 0, level)
+        return Drawability(math.nan, math.nan, math.nan, math.nan, d, n, 0, level, TOO_FEW.format(d + 2))
     drawing = drawing_sets(n, d, permutations, seed)
     shares = fit_shares(walks, drawing, cap=cap, min_share=min_share, routes=routes)
+    if np.isnan(shares[drawing == 0]).any():
+        return Drawability(math.nan, math.nan, math.nan, math.nan, d, n, len(drawing), level, UNMEASURED)
     value, se = jackknife(shares, 1 - drawing)
     low, high = interval(value, se, n, level)
     return Drawability(value, low, high, se, d, n, len(drawing), level)
@@ -108,15 +114,25 @@ def jackknife(shares: np.ndarray, tested: np.ndarray) -> tuple[float, float]:
     return value, math.sqrt((n - 1) / n * float(((loo - loo.mean()) ** 2).sum()))
 
 
+def effective(value: float, se: float, n: int) -> float:
+    """How many independent instances, each wholly covered or not, would measure `value` as precisely as the
+    jackknife found (value (1 − value) / se², the design effect's count), at most n and at least 1; n when the
+    jackknife has nothing to spread (se 0)."""
+    if se == 0 or value in (0.0, 1.0):
+        return float(n)
+    return max(1.0, min(float(n), value * (1 - value) / se**2))
+
+
 def interval(value: float, se: float, n: int, level: float = LEVEL) -> tuple[float, float]:
-    """value ± t(n − 1) × se, cut to [0, 1]. When every tested walk fitted (or none did) the jackknife has
-    nothing to spread (se 0): the interval is then Clopper–Pearson's for n of n instances covered (or 0 of
-    n), [((1 − level) / 2)^(1/n), 1] — as if each instance were wholly covered or not, the cautious case."""
-    if se == 0 and value in (0.0, 1.0):
-        edge = ((1 - level) / 2) ** (1 / n)
-        return (edge, 1.0) if value == 1.0 else (0.0, 1 - edge)
-    half = float(stats.t.ppf((1 + level) / 2, n - 1)) * se
-    return max(0.0, value - half), min(1.0, value + half)
+    """Clopper–Pearson's interval for value × m of m covered, m the effective count (`effective`): Korn and
+    Graubard's interval for a proportion from clustered data. Near 0 and 1, where most instances are wholly
+    covered or not, the estimate's distribution is skewed and its jackknife error small exactly when it is high;
+    a symmetric value ± t × se there covered the truth in 70-85 % of folders (docs/drawability.md)."""
+    m = effective(value, se, n)
+    x, tail = value * m, (1 - level) / 2
+    low = 0.0 if x <= 0 else float(stats.beta.ppf(tail, x, m - x + 1))
+    high = 1.0 if x >= m else float(stats.beta.ppf(1 - tail, x + 1, m - x))
+    return low, high
 
 
 def learning_curve(walks: Mapping[str, Sequence[Walk]], ds: Sequence[int] = CURVE, **options: Any) -> \

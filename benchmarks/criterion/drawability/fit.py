@@ -14,6 +14,7 @@ the instance scored by its least drawn decision.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 
@@ -45,9 +46,9 @@ def check(drawing: Drawing, walk: Walk, ms: Sequence[Move] | None = None) -> Sig
     return tuple(choices)
 
 
-def classify(drawing: Drawing, m: Move) -> tuple[Hashable, bool, bool] | None:
+def classify(drawing: Drawing, m: Move) -> tuple[Hashable, bool, bool | None] | None:
     """Who decides move `m`: (the decision it belongs to, whether the drawing takes the same step there, whether
-    that decision is drawn); None where the drawing never saw anyone decide."""
+    that decision is drawn, None when that was not measured); None where the drawing never saw anyone decide."""
     pred = drawing.predict(m.u, m.feats)
     if pred is not None:
         ways = drawing.edges.get(m.u, ())
@@ -60,17 +61,18 @@ def classify(drawing: Drawing, m: Move) -> tuple[Hashable, bool, bool] | None:
     choice = drawing.choices.get(m.u)
     if choice is None:
         return None
-    return ("model", choice.nodes), m.v in drawing.edges.get(m.u, ()), choice.drawn
+    return ("model", choice.nodes), m.v in drawing.edges.get(m.u, ()), choice.gate
 
 
 def score(drawing: Drawing, trials: Sequence[Sequence[Move]]) -> float:
     """An instance's drawability under a drawing, from its trials' moves: the lowest score of its decisions
     (`decisions.py`: lined up by state, deviations where the rule beats the agent's self-agreement are slips, a
-    model choice that is agent-like or not the instance's scores 0)."""
+    model choice that is agent-like or not the instance's scores 0; NaN where a model choice's dependence on the
+    instance was not measured, `decisions.repeats`, and no other decision scores 0)."""
     lined = len(trials) >= 2
     reached: dict[State, set[int]] = defaultdict(set)
     entries: list[tuple[Hashable, State, bool, str]] = []
-    gates: dict[Hashable, bool] = {}
+    gates: dict[Hashable, bool | None] = {}
     for t, ms in enumerate(trials):
         for m in ms:
             got = classify(drawing, m)
@@ -84,7 +86,10 @@ def score(drawing: Drawing, trials: Sequence[Sequence[Move]]) -> float:
     for key, s, right, v in entries:
         if not lined or len(reached[s]) >= 2:
             groups[key].append((s, right, v))
-    return min((judged(g, lined) if gates[key] else 0.0 for key, g in groups.items()), default=1.0)
+    scores = [judged(g, lined) if gates[key] else 0.0 for key, g in groups.items() if gates[key] is not None]
+    least = min(scores, default=1.0)
+    # a decision whose drawing was not measured leaves the score unknown, unless another decision already scores 0
+    return math.nan if least > 0 and any(gates[key] is None for key in groups) else least
 
 
 def fits(drawing: Drawing, walk: Walk) -> bool:

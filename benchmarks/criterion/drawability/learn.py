@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from benchmarks.criterion.drawability.decisions import Choice, choices_of, lined_up
+from benchmarks.criterion.drawability.decisions import Choice, choices_of, lined_up, repeats
 from benchmarks.criterion.drawability.moves import END, START, Move, moves, order_free
 from benchmarks.criterion.drawability.rules import Rule, arguments_of, decision_list, in_sequence, pipeline
 from benchmarks.criterion.drawability.walks import Walk
@@ -134,11 +134,13 @@ def learn(walks: Sequence[Walk], *, cap: int = CAP, min_share: float = MIN_SHARE
                     sequence=pipeline(per_walk))
     unexplained: Counter[tuple[str, str]] = Counter()
     model: list[Move] = []
+    code: set[tuple[str, str]] = set()
     for ms in per_walk:
         predicted = [draft.predict(m.u, m.feats) for m in ms]
         unexplained.update({(m.u, m.v) for m, p in zip(ms, predicted, strict=True) if p != m.v})
+        code.update((m.u, m.v) for m, p in zip(ms, predicted, strict=True) if p == m.v)
         model += [m for m, p in zip(ms, predicted, strict=True) if p is None]
-    return _finish(draft, per_walk, unexplained, choices_of(lined_up(model)), full)
+    return _finish(draft, per_walk, unexplained, choices_of(lined_up(model), code, repeats(owners)), full)
 
 
 def _repeated(runs: dict[tuple[int, str], list[int]]) -> dict[str, int]:

@@ -21,7 +21,7 @@ def drawing_key(d: Drawing) -> Hashable:
     """What a drawing decides fits (equal keys: equal `check` results on every walk)."""
     return (d.free, tuple(sorted(d.rules.items())), d.anywhere, d.sequence, tuple(sorted(d.edges.items())),
             tuple(sorted(d.bound.items())), tuple(sorted(d.visits.items())), d.longest,
-            tuple(sorted((n, c.ways, c.loop, c.drawn) for n, c in d.choices.items())))
+            tuple(sorted((n, c.ways, c.loop, c.drawn, c.measured) for n, c in d.choices.items())))
 
 
 def fit_shares(walks: Mapping[str, Sequence[Walk]], drawing: np.ndarray, *, cap: int = CAP,
