@@ -6,6 +6,7 @@ per instance reads as drawn and the repeats read it right."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -56,7 +57,9 @@ def test_drawability_is_read_from_the_repeats_and_resume_does_not_rerun_them(
     argv = [*BENCH, "--out", str(out)]
     assert main([*argv, "--no-repeats", "--quiet"]) == 0
     assert not (out / REPEATS).exists() and REPEATS not in read_manifest(out)
-    assert drawability(out) >= THRESHOLD  # one trial an instance: a coin's choice cannot be told from the instance's
+    assert math.isnan(drawability(out))  # one trial an instance: a coin's choice cannot be told from the instance's
+    reason = pd.read_csv(out / "criterion.csv").set_index("task").loc[TASK, "drawability_reason"]
+    assert str(reason).startswith("not measured")
     capsys.readouterr()
 
     assert main([*argv, "--resume", "--json"]) == 0  # the pilot has nothing to do; the phase runs
@@ -84,7 +87,7 @@ def test_drawability_is_read_from_the_repeats_and_resume_does_not_rerun_them(
 
     assert main([*argv, "--resume", "--no-repeats", "--quiet"]) == 0  # skipped: the record goes, the pilot is read
     assert REPEATS not in read_manifest(out)
-    assert main(["criterion", str(out)]) == 0 and drawability(out) >= THRESHOLD
+    assert main(["criterion", str(out)]) == 0 and math.isnan(drawability(out))  # not measured again
 
 
 def test_overwrite_runs_the_phase_again_and_a_stale_folder_is_not_read(tmp_path: Path,
