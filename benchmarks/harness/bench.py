@@ -115,7 +115,8 @@ async def _run_missing(config: BenchConfig, the_plan: Plan, survey: Any, model: 
 
                 survey.executed = await run_ray(config, list(todo), workers, record)
             elif count and workers > 1:
-                await run_local(config, list(todo), workers, record)
+                positions = list(survey.sources.missing())
+                await run_local(config, list(the_plan.specs(iter(positions))), positions, workers, record)
             else:
                 await run_specs(todo, model, the_plan.policies, config, config.concurrency, config.max_in_flight,
                                 record, count=count, spend=spend)

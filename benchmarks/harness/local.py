@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from benchmarks.harness import workdirs
 from benchmarks.harness.adaptive import AdaptiveBound
 from benchmarks.harness.breaker import Breaker
 from benchmarks.harness.config import BenchConfig
@@ -107,6 +108,7 @@ async def run_specs(specs: Iterable[TrialSpec], model: Any, policies: dict[str, 
 async def _finish(shared: Any, graders: list[Any]) -> None:
     """Close the graders (a grader's SDK client belongs to this event loop, as the model's does) and retire the
     bounds, so that the progress line's calls in flight are those of the sweep that runs next."""
+    workdirs.release()  # the trials' spare empty folders
     for grader in graders:
         await aclose_model(grader)
     for bounded in (shared, *graders):

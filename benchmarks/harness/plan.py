@@ -15,14 +15,14 @@ import asyncio
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.local import run_specs
 from benchmarks.harness.trial import TrialSpec, run_id
 from benchmarks.names import DRAWN
-from benchmarks.tasks.base import iter_instances, task_label
+from benchmarks.tasks.base import FamilyBase, iter_instances, task_label
 from benchmarks.tasks.registry import load_task
 from patterns.deadline import with_deadline
 from patterns.model import aclose_model
@@ -54,7 +54,6 @@ class TaskPlan:
     count: int  # its instances (a dataset may hold fewer than asked for)
     patterns: tuple[str, ...]  # the sweep's patterns this task offers, in the sweep's order
     start: int  # the position of the task's first trial
-    index: dict[str, int]  # instance id -> its place among the task's instances
     requested: int  # --instances (or the task's own count: `BenchConfig.instances_by_task`)
     trials_each: int
     seed: int
@@ -62,6 +61,12 @@ class TaskPlan:
     @property
     def size(self) -> int:
         return self.count * len(self.patterns) * self.trials_each
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Instance id -> its place among the task's instances: made when a row is first placed (a shard, which
+        is given its trials' positions, never needs it)."""
+        return {inst_id: i for i, inst_id in enumerate(instance_ids(self.family, self.count, self.seed))}
 
     def instances(self, start: int = 0) -> Iterator[Any]:
         """Made again when asked for (seeded, so the same), one at a time from `start`: a sweep holds one
@@ -83,11 +88,10 @@ class Plan:
             self.policies[label] = family.policy()
             skipped = not_offered(family, config.patterns)  # e.g. `route` for a task file without [routes]
             requested = config.instances_of(label)
-            ids = [inst.id for inst in iter_instances(family, requested, config.seed)]
+            count = requested if per_instance_seeds(family) else len(instance_ids(family, requested, config.seed))
             only = dict(getattr(config, "patterns_by_task", ())).get(label)  # the decided phase: agent and one
             patterns = tuple(p for p in config.patterns if p not in skipped and (only is None or p in only))
-            task = TaskPlan(label, family, len(ids), patterns, start,
-                            {inst_id: i for i, inst_id in enumerate(ids)}, requested, config.trials, config.seed)
+            task = TaskPlan(label, family, count, patterns, start, requested, config.trials, config.seed)
             self.tasks.append(task)
             start += task.size
         self.total = start
@@ -140,6 +144,30 @@ class Plan:
                 for t in self.tasks if t.count < t.requested]
 
 
+# Instance ids already made in this process, per family (its class and label) and seed. Only for a family whose
+# instance i is made from its own seed alone (`per_instance_seeds`), so the first n ids are the same whatever n
+# is asked for: the looks of a sequential sweep, each a new plan one batch longer, make each instance once.
+_IDS: dict[tuple[Any, ...], list[str]] = {}
+
+
+def per_instance_seeds(family: Any) -> bool:
+    """Whether the family makes instance i from its own seed alone (`benchmarks.tasks.base.iter_instances`): then
+    it has exactly as many as asked for, and the first n are the same whatever n is asked for."""
+    kind = type(family)
+    return isinstance(family, FamilyBase) and kind.instances is FamilyBase.instances and \
+        kind.iter_instances is FamilyBase.iter_instances
+
+
+def instance_ids(family: Any, n: int, seed: int) -> list[str]:
+    """The ids of the family's first `n` instances (fewer if its dataset holds fewer)."""
+    if not per_instance_seeds(family):
+        return [inst.id for inst in iter_instances(family, n, seed)]
+    known = _IDS.setdefault((type(family), task_label(family), seed), [])
+    if len(known) < n:
+        known += [inst.id for inst in iter_instances(family, n, seed, len(known))]
+    return known[:n]
+
+
 def bounds(config: BenchConfig, workers: int) -> tuple[int, int]:
     """(trials in flight, model calls in flight) for each of `workers` shards."""
     return max(1, math.ceil(config.concurrency / workers)), max(1, config.max_in_flight // workers)
@@ -153,13 +181,22 @@ def _planned(config: BenchConfig) -> tuple[dict[str, TrialSpec], dict[str, Any]]
 
 def run_here(config: BenchConfig, run_ids: list[str], concurrency: int, max_in_flight: int,
              on_record: Callable[[TrialSpec, dict[str, Any], list[dict[str, Any]]], None], *,
-             model_spec: str | None = None) -> None:
+             model_spec: str | None = None, positions: list[int] | None = None) -> None:
     """Run some trials of the sweep in this (other) process, from the same plan as the parent's.
 
-    `model_spec` is what to load when it differs from `config.model`, which labels the rows (a Ray worker
-    gets a cassette's absolute path)."""
-    by_id, policies = _planned(config)
-    specs = [by_id[rid] for rid in run_ids]
+    `positions` (ascending), when given, are the trials' places in the plan: only their instances are made (a
+    look of a sequential sweep makes the new batch's, not every earlier one), and each must hold the run id
+    given for it (a KeyError, as for a run id the plan does not have). `model_spec` is what to load when it
+    differs from `config.model`, which labels the rows (a Ray worker gets a cassette's absolute path)."""
+    if positions is None:
+        by_id, policies = _planned(config)
+        specs = [by_id[rid] for rid in run_ids]
+    else:
+        the_plan = Plan(config)
+        specs, policies = list(the_plan.specs(iter(positions))), the_plan.policies
+        wrong = [rid for rid, spec in zip(run_ids, specs, strict=True) if spec.run_id != rid]
+        if wrong:
+            raise KeyError(wrong[0])
     model = with_deadline(load_model(model_spec or config.model), config.request_timeout_s)
 
     async def main() -> None:

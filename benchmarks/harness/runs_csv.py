@@ -27,7 +27,8 @@ _INT = re.compile(r"-?\d+")
 HEADER = (",".join(RUN_COLUMNS) + "\n").encode()
 
 
-def _text(value: Any) -> str:
+def text(value: Any) -> str:
+    """A value as runs.csv holds it."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -47,7 +48,7 @@ class RowWriter:
     def line(self, row: dict[str, Any]) -> bytes:
         self._buffer.seek(0)
         self._buffer.truncate()
-        self._writer.writerow([_text(row.get(column)) for column in RUN_COLUMNS])
+        self._writer.writerow([text(row.get(column)) for column in RUN_COLUMNS])
         return self._buffer.getvalue().encode("utf-8")
 
 

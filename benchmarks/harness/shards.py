@@ -71,10 +71,11 @@ def workers_for(config: BenchConfig, todo: int, *, model_given: bool) -> int:
 
 
 def run_shard(config: BenchConfig, run_ids: list[str], journal_path: str, concurrency: int,
-              max_in_flight: int) -> int:
+              max_in_flight: int, positions: list[int] | None = None) -> int:
     """A local shard (in a worker process): its trials, each appended to its own journal as it ends."""
     with journal.Journal(Path(journal_path)) as log:
-        run_here(config, run_ids, concurrency, max_in_flight, lambda spec, row, events: log.append(row, events))
+        run_here(config, run_ids, concurrency, max_in_flight, lambda spec, row, events: log.append(row, events),
+                 positions=positions)
     return len(run_ids)
 
 
@@ -123,8 +124,8 @@ class _Shard:
         return self.ended
 
 
-def _start_shards(config: BenchConfig, todo: list[TrialSpec], paths: list[Path], concurrency: int,
-                  max_in_flight: int) -> list[_Shard]:
+def _start_shards(config: BenchConfig, todo: list[TrialSpec], positions: list[int], paths: list[Path],
+                  concurrency: int, max_in_flight: int) -> list[_Shard]:
     """Every shard, started with SIGINT blocked: the forkserver inherits the mask and passes it on to each shard
     it forks, so a Ctrl-C in the terminal reaches this process alone (never a server still starting up)."""
     ctx, workers, shards = _context(), len(paths), []
@@ -134,7 +135,7 @@ def _start_shards(config: BenchConfig, todo: list[TrialSpec], paths: list[Path],
     try:
         for k in range(workers):
             shards.append(_Shard(ctx, (config, [s.run_id for s in todo[k::workers]], str(paths[k]), concurrency,
-                                       max_in_flight)))
+                                       max_in_flight, positions[k::workers])))
     except BaseException:
         _stop(shards)
         raise
@@ -158,7 +159,9 @@ def _stop(shards: list[_Shard]) -> None:
         shard.lifeline.close()
 
 
-async def run_local(config: BenchConfig, todo: list[TrialSpec], workers: int, record: Record) -> None:
+async def run_local(config: BenchConfig, todo: list[TrialSpec], positions: list[int], workers: int,
+                    record: Record) -> None:
+    """Run `todo` (the trials at `positions` of the sweep's plan, ascending) in `workers` shard processes."""
     concurrency, max_in_flight = bounds(config, workers)
     by_id = {s.run_id: s for s in todo}
     paths = [journal.shard_path(config.out, f"{os.getpid()}-{k}") for k in range(workers)]
@@ -173,7 +176,7 @@ async def run_local(config: BenchConfig, todo: list[TrialSpec], workers: int, re
                     seen.add(rid)
                     record(by_id[rid], rec["row"], rec["events"], logged=True)
 
-    shards = _start_shards(config, todo, paths, concurrency, max_in_flight)
+    shards = _start_shards(config, todo, positions, paths, concurrency, max_in_flight)
     try:  # until every shard has ended, or one has failed (the others are then stopped: their work is lost anyway)
         while True:
             ended = [shard.check() for shard in shards]

@@ -18,6 +18,7 @@ import json
 import re
 from array import array
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -93,15 +94,22 @@ def scan_outputs(out: Path, plan: Plan, sources: Sources, keep: Keep | None = No
     sources.row, sources.row_len = array("q", [NONE]) * n, array("q", [0]) * n
     counts = array("i", [0]) * (4 * n)
     ids: dict[str, int] = {}
+    written, rows = _WRITTEN.pop(out, None), array("q")  # rows: per row read, its position (NONE: not kept)
     for offset, raw, row in runs_csv.read(out / RUNS, sources.warnings):
         position = plan.position(row)
+        rows.append(NONE)
+        if written is not None and (len(rows) > len(written.rows) or written.rows[len(rows) - 1] != offset):
+            written = None
         if position is None:
             sources.foreign += 1
         elif sources.row[position] == NONE and (keep is None or keep(row)):
-            sources.row[position], sources.row_len[position] = offset, len(raw)
+            sources.row[position], sources.row_len[position], rows[-1] = offset, len(raw), position
             ids[row["run_id"]] = position
             for k, column in enumerate(ROW_COUNTS):
                 counts[4 * position + k] = int(row[column]) if row[column].lstrip("-").isdigit() else -1
+    if written is not None and len(rows) == len(written.rows) and written.files == _signature(out):
+        written.locate(sources, rows)  # the files this process wrote and checked: their events are where it put them
+        return
     bad = _scan_events(out / EVENTS, sources, ids, counts)
     if bad:
         example = next(iter(bad.items()))
@@ -167,20 +175,29 @@ def write_tidy(out: Path, sources: Sources) -> None:
     readers = [path.open("rb") for path in sources.journals]
     old = [(out / name).open("rb") if sources.row is not None and (out / name).exists() else None
            for name in (RUNS, EVENTS)]
+    written: Written | None = Written()
     try:
         rows = runs_csv.RowWriter()
         runs.file.write(runs_csv.HEADER)
         for position in range(sources.total):
             located = sources.journal[position]
+            at = (runs.file.tell(), events.file.tell())
             if located != NONE:
                 record = journal.read_at(readers[located & 255], located >> 8)
                 runs.file.write(rows.line(record["row"]))
                 for event in record["events"]:
                     events.file.write((json.dumps(event, ensure_ascii=False, default=str) + "\n").encode("utf-8"))
+                if written is not None and not _agrees(record):
+                    written = None  # the next scan finds it out, as it would have
             else:
                 _copy(old, sources, position)(runs.file, events.file)
+            if written is not None:
+                written.add(*at, events.file.tell())
         events.commit()
         runs.commit()
+        if written is not None:
+            written.files = _signature(out)
+            _WRITTEN[out] = written
     except BaseException:
         events.abort()
         runs.abort()
@@ -189,6 +206,50 @@ def write_tidy(out: Path, sources: Sources) -> None:
         for f in [*readers, *old]:
             if f is not None:
                 f.close()
+
+
+@dataclass
+class Written:
+    """Where write_tidy put each trial, in file order: a later scan of the same files in this process (the next
+    look of a sequential sweep) takes its events from here instead of parsing all of events.jsonl again. Only
+    while both files are the very ones written (same inode, size and change time); a new process scans."""
+
+    rows: array[int] = field(default_factory=lambda: array("q"))  # offset of each row in runs.csv
+    events: array[int] = field(default_factory=lambda: array("q"))  # offset of its first events line (NONE: none)
+    events_len: array[int] = field(default_factory=lambda: array("q"))
+    files: tuple[tuple[int, int, int], ...] = ()
+
+    def add(self, row: int, start: int, end: int) -> None:
+        self.rows.append(row)
+        self.events.append(start if end > start else NONE)
+        self.events_len.append(end - start)
+
+    def locate(self, sources: Sources, rows: array[int]) -> None:
+        sources.events, sources.events_len = array("q", [NONE]) * sources.total, array("q", [0]) * sources.total
+        for k, position in enumerate(rows):
+            if position != NONE:
+                sources.events[position], sources.events_len[position] = self.events[k], self.events_len[k]
+
+
+_WRITTEN: dict[Path, Written] = {}  # per folder, the tidy files this process wrote last
+
+
+def _signature(out: Path) -> tuple[tuple[int, int, int], ...]:
+    stats = [(out / name).stat() for name in (RUNS, EVENTS)]
+    return tuple((st.st_ino, st.st_size, st.st_mtime_ns) for st in stats)
+
+
+def _agrees(record: dict[str, Any]) -> bool:
+    """Whether a journal record's events are what `_scan_events` accepts for its row (its run id's, and as many
+    of each counted kind as the row says)."""
+    row, seen = record["row"], [0] * len(ROW_COUNTS)
+    for event in record["events"]:
+        if not isinstance(event, dict) or event.get("run_id") != row["run_id"]:
+            return False
+        if (k := COUNTED.get(str(event.get("kind")))) is not None:
+            seen[k] += 1
+    want = [runs_csv.text(row.get(c)) for c in ROW_COUNTS]
+    return seen == [int(w) if w.lstrip("-").isdigit() else -1 for w in want]
 
 
 def _copy(old: list[Any], sources: Sources, position: int) -> Any:

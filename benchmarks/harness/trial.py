@@ -10,7 +10,6 @@ run's usage, cost and events beside its `ScorerError`.
 from __future__ import annotations
 
 import hashlib
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from benchmarks.harness import code_errors
 from benchmarks.harness.errors import CapReached
+from benchmarks.harness.workdirs import workdir as trial_folder
 from benchmarks.names import SCORE_TIMEOUT_S
 from benchmarks.tasks.base import Instance
 from benchmarks.tasks.variants import design_for
@@ -133,7 +133,7 @@ async def run_trial(spec: TrialSpec, model: Any, *, policy: Any = None, limits: 
         traced = traced_model(m, tracing)
     failed: Exception | None = None  # the scorer's
     score, graded = None, None
-    with tempfile.TemporaryDirectory(prefix="wva-trial-") as workdir:
+    with trial_folder() as workdir:  # empty; one its trial left empty serves the next (workdirs.py)
         try:
             env = spec.family.environment(spec.instance, Path(workdir))
             design = design_for(spec.family, spec.pattern, env)
