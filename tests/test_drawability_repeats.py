@@ -44,3 +44,17 @@ def test_the_reason_reaches_criterion_csv_and_the_report(tmp_path: Path) -> None
     assert math.isnan(row["drawability"]) and row["drawability_reason"].startswith("not measured")
     assert pd.isna(row["chapter_prediction"])
     assert "Drawability was not measured: the agent chose among a few next steps" in (folder / "REPORT.md").read_text()
+
+
+def test_a_learning_chart_with_nothing_measured_says_so_and_warns_nothing(tmp_path: Path) -> None:
+    import warnings
+
+    from benchmarks.criterion.drawability import Drawability
+    from benchmarks.report.charts.learning import learning_chart
+
+    nan = math.nan
+    unmeasured = [Drawability(nan, nan, nan, nan, d, 12, 0, reason="not measured") for d in (1, 2, 5, 10)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = learning_chart({"walks:process=random_walk": unmeasured}, tmp_path)
+    assert path.exists() and path.stat().st_size > 0

@@ -30,9 +30,11 @@ def learning_chart(curves: Mapping[str, Sequence[Drawability]], out: Path) -> Pa
     to the right."""
     fig, ax = plt.subplots(figsize=(9, 5.8))
     unseen: dict[int, set[int]] = {}
+    unmeasured = []
     for k, (task, curve) in enumerate(curves.items()):
-        points = [c for c in curve if c.value == c.value]  # NaN: too few instances at that d
+        points = [c for c in curve if c.value == c.value]  # NaN: too few instances, or not measured (no repeats)
         if not points:
+            unmeasured.append(short_task(task))
             continue
         for c in points:
             unseen.setdefault(c.d, set()).add(c.instances - c.d)
@@ -46,6 +48,14 @@ def learning_chart(curves: Mapping[str, Sequence[Drawability]], out: Path) -> Pa
     ax.axvline(D, color="#444444", linestyle="--", linewidth=1)
     ax.text(D, 1.01, f"d = {D}: the criterion's drawability", transform=blended_transform_factory(
         ax.transData, ax.transAxes), fontsize=8, ha="center", va="bottom", color="#444444")
+    if unmeasured:  # a curve missing says why, not just nothing (docs/drawability.md: "not measured")
+        ax.text(0.5, 0.02, "not measured (too few instances, or one trial each): " + ", ".join(unmeasured),
+                transform=ax.transAxes, ha="center", va="bottom", fontsize=8, color="#444444", wrap=True)
+    if not unseen:
+        ax.set_ylim(0, 1.03)
+        ax.set_xticks([])
+        return finish(fig, "The learning curve: how many examples before the agent's graph can be drawn?",
+                      out / CURVE, legend_in=0.1)
     ax.set_xscale("log")
     ds = sorted(unseen)
     ax.xaxis.set_major_locator(FixedLocator(ds))

@@ -121,10 +121,11 @@ def log_axis(ax: Any, values: Iterable[float], fmt: Any) -> None:
     """A log x axis labelled at 1-2-5 steps inside the data's range (matplotlib's own minor labels
     collide when the data span less than a decade)."""
     vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
-    ax.set_xscale("log")
-    if not vals:
+    if not vals:  # nothing positive to place (every cost 0): a log axis would have no range
         return
     lo, hi = min(vals) / 1.6, max(vals) * 1.6
+    ax.set_xlim(lo, hi)  # before the log scale: one point alone would give it identical limits to transform
+    ax.set_xscale("log")
     ticks = [m * 10.0**e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
              for m in (1, 2, 5) if lo <= m * 10.0**e <= hi]
     ax.set_xlim(lo, hi)
