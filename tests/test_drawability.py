@@ -159,11 +159,11 @@ def test_the_graph_shows_the_steps_a_pipeline_takes_in_code() -> None:
 def _rich() -> list[Walk]:
     """Walks with most parts of a drawing: a retry, a round of two tools, arguments, a model choice."""
     out = []
-    for i in range(4):
+    for i in range(12):  # a retry seen six times: a coin could not have done it (chance.beats_chance)
         fetch = [Step(frozenset({"fetch"}), (("fetch.is_error", "true"),), (("fetch", json.dumps({"id": f"T{i}"})),))
                  ] * (i % 2) + [Step(frozenset({"fetch"}), (("fetch.is_error", "false"),),
                                      (("fetch", json.dumps({"id": f"T{i}"})),))]
-        tail = [*w("x+y", "b" if i < 2 else "c").steps]
+        tail = [*w("x+y", "b" if i < 6 else "c").steps]
         out.append(Walk((*fetch, *tail), (("input.id", f"T{i}"),)))
     return out
 

@@ -157,7 +157,8 @@ def test_each_step_shares_the_agents_conversation_and_the_answer_step_calls_no_t
 
 
 def test_code_retries_a_failing_call_up_to_the_learned_bound_then_the_agent_answers() -> None:
-    tries = [[True] * k + [False] for k in range(3)]  # fetch failed 0, 1, 2 times before it answered
+    # fetch failed 0, 1, 2 times before it answered, each seen three times: a retry a coin could not have made
+    tries = [[True] * k + [False] for k in range(3)] * 3
     drawing = learn([Walk((*(step("fetch", "K", failed=f) for f in fails), step("parse", "K!")),
                           (("input.key", "K"),)) for fails in tries])
     assert drawing.bound["fetch"] == 3 and drawing.rules["fetch"][0].text() == "is_error = true → fetch"

@@ -1,19 +1,19 @@
 """Where the chapter's threshold comes from, whether it holds on another grid, and how well drawability's
 interval covers: printed, never asserted.
 
-    python -m benchmarks.perf.drawability_gap [--seeds 0] [--test-seeds 1] [--folders 40] [--parts select,test,cover]
+    python -m benchmarks.perf.drawability_gap [--seeds 0,1] [--test-seeds 1] [--folders 40] [--parts select,test,cover]
     python -m benchmarks.perf.drawability_gap --parts bench [--instances 60] [--out /tmp/drawability_table]
 
-`select` measures drawability (d = 10, 60 instances × 3 trials, mean over `--seeds`) on every setting of the
-known-truth table's processes in `tests/synthetic_walks.py` `SELECT` (walks of 1-8 calls, error rates 0, 0.1 and
-0.2 with wrong-tool slips), and prints the lowest drawable value, the highest not-drawable one and the middle of
-that gap, where `drawability.THRESHOLD` was set. `test` measures the other grid, `TEST` (walks of 2-4 and 10-12
-calls, error rates 0.05 and 0.15, other seeds), and prints every setting the threshold misclassifies. `cover`
-simulates `--folders` folders of 30 instances × 3 trials per process (trials correlated within instances) and
-prints how often the 95% interval covered the true value (the expected score of a new instance under a graph
-drawn from 10 new ones, simulated on 400 blocks of fresh instances) and the interval's mean width. `bench` runs
-the table through `wva bench` + `wva criterion` (the `walks` family at error rates 0, 0.05, 0.1 and 0.2, short
-and long walks) and prints it as markdown.
+`select` measures drawability (d = 10, 60 instances × 3 trials, mean over `--seeds`, 0 and 1 by default) on every
+setting of the known-truth table's processes in `tests/synthetic_walks.py` `SELECT` (walks of 1-8 calls, error rates
+0, 0.1 and 0.2 with wrong-tool slips), and prints the lowest drawable value, the highest not-drawable one and the
+middle of that gap, where `drawability.THRESHOLD` was set. `test` measures the other grid, `TEST` (walks of 2-4 and
+10-12 calls, error rates 0.05 and 0.15, other seeds), and prints every setting the threshold misclassifies. `cover`
+simulates `--folders` folders of 30 instances × 3 trials per process (trials correlated within instances) and prints
+how often the 95% interval covered the true value (the expected score of a new instance under a graph drawn from 10
+new ones, simulated on 400 blocks of fresh instances) and the interval's mean width. `bench` runs the table through
+`wva bench` + `wva criterion` (the `walks` family at error rates 0, 0.05, 0.1 and 0.2, short and long walks) and
+prints it as markdown.
 Run from the repository's root (it reads the generators in tests/).
 """
 
@@ -107,7 +107,7 @@ def bench_table(out: str, instances: int, errors: tuple[float, ...] = (0.0, 0.05
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.perf.drawability_gap", description=__doc__.split("\n\n")[0])
-    p.add_argument("--seeds", default="0")
+    p.add_argument("--seeds", default="0,1", help="select: the seeds averaged (0,1: where the threshold was set)")
     p.add_argument("--test-seeds", default="1")
     p.add_argument("--folders", type=int, default=40)
     p.add_argument("--parts", default="select,test,cover", help="select, test, cover and/or bench")

@@ -17,11 +17,16 @@ Whether it is on a loop (the model picks again after what it picked has answered
 `patterns.workflows.choices.on_loop`, on the drawing's graph (`ways_graph`). The choice is drawn only when it is not
 agent-like (more than K ways on a loop) and it depends on the instance: agreement within an instance's trials
 exceeds agreement between instances by at least `KAPPA`, corrected for chance (Cohen's kappa,
-(W - B) / (1 - B)), measured on the drawing instances — or, where every instance makes the same choice at the
-same state (B as high as W: a fixed way, or one the state decides, that the agent sometimes leaves), the agent
-agrees with itself there at least `AGREE` of the time. A coin (W about 1/2 over two ways, 1/8 over eight) is
-neither. A drawn choice is then judged as code's is, R being the
-share of the instance's moves that take one of its kept ways; an undrawn one scores 0.
+(W - B) / (1 - B)), measured on the drawing instances, *and* by more than chance: a one-sided permutation test
+(`dependence`: each move's instance shuffled among the moves at the same state, `PERMUTATIONS` times) puts the
+within-instance agreement in its top `ALPHA`. Or, where every instance makes the same choice at the same state
+(B as high as W: a fixed way, or one the state decides, that the agent sometimes leaves), the agent agrees with
+itself there at least `AGREE` of the time and takes the most taken way more often than a coin over the ways
+taken would (`beats_chance`, a one-sided binomial test at `ALPHA`, the way picked after the fact counted).
+A coin (W about 1/2 over two ways, 1/8 over eight) is
+neither: with ten drawing instances × 3 trials the point thresholds alone passed one in five coins by chance. A
+drawn choice is then judged as code's is, R being the share of the instance's moves that take one of its kept
+ways; an undrawn one scores 0.
 
 **An instance's score** is the lowest of its decisions' scores, so one undrawable decision is not diluted by ten
 code steps. States only one trial reached (the aftermath of a slip) are not judged: the slip that led there was.
@@ -36,6 +41,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from benchmarks.criterion.drawability.chance import ALPHA, beats_chance, dependence
 from benchmarks.criterion.drawability.moves import END, START, Move
 from patterns.workflows.choices import K, model_choices
 
@@ -57,6 +63,8 @@ class Choice:
     loop: bool
     kappa: float
     within: float = 1.0  # agreement among an instance's trials at the same state
+    p: float = 0.0  # the permutation test's p-value for that agreement, no dependence on the instance (`dependence`)
+    fixed: bool = True  # whether the most taken way beats a coin over the ways taken (`beats_chance`)
     measured: bool = True  # whether the drawing instances had the repeats that kappa and within read (`repeats`)
 
     @property
@@ -65,7 +73,8 @@ class Choice:
 
     @property
     def drawn(self) -> bool:
-        return not self.agent_like and (self.kappa >= KAPPA or self.within >= AGREE)
+        return not self.agent_like and ((self.kappa >= KAPPA and self.p <= ALPHA)
+                                        or (self.within >= AGREE and self.fixed))
 
     @property
     def gate(self) -> bool | None:
@@ -121,8 +130,10 @@ def kappa(moves: Sequence[Move]) -> float:
     return agreements(moves)[0]
 
 
-def agreements(moves: Sequence[Move]) -> tuple[float, float]:
-    """(kappa, agreement within instances): see `kappa`; the agreement is 1 when nothing lines up."""
+def agreements(moves: Sequence[Move]) -> tuple[float, float, float]:
+    """(kappa, agreement within instances, the permutation test's p-value): see `kappa`. Where kappa cannot be
+    read (nothing lines up, one instance, every instance the same way) the agreement is 1 or as read, and p is 0:
+    as kappa's 1 there, nothing contradicts the choice being the instance's (a fixed way is judged by `AGREE`)."""
     groups: dict[Hashable, list[str]] = defaultdict(list)
     for m in moves:
         groups[m.instance, m.state()].append(m.v)
@@ -130,9 +141,9 @@ def agreements(moves: Sequence[Move]) -> tuple[float, float]:
     b_agree, b_total = between(moves)
     w = w_agree / w_total if w_total else 1.0
     if not w_total or not b_total or b_agree == b_total:
-        return 1.0, w
+        return 1.0, w, 0.0
     b = b_agree / b_total
-    return (w - b) / (1 - b), w
+    return (w - b) / (1 - b), w, dependence(moves, shared)
 
 
 def repeated_ways(model: Sequence[Move]) -> dict[str, set[str]]:
@@ -202,7 +213,9 @@ def choices_of(model: Sequence[Move], code: Collection[tuple[str, str]] = (), me
             continue
         mine = [m for m in model if m.u in nodes]
         kept = {v for n in nodes for v in ways.get(n, ())}
-        choice = Choice(nodes, width(nodes, sorted(kept)), loop, *agreements(mine), measured)
+        taken = Counter(m.v for m in mine)
+        fixed = beats_chance(max(taken.values(), default=0), len(mine), len(taken))
+        choice = Choice(nodes, width(nodes, sorted(kept)), loop, *agreements(mine), fixed, measured)
         out.update({n: choice for n in nodes})
     return out
 
@@ -216,11 +229,12 @@ def lined_up(ms: Sequence[Move]) -> list[Move]:
     return lined or list(ms)
 
 
-def consistent(moves: Sequence[Move], right: Sequence[bool]) -> bool:
+def consistent(moves: Sequence[Move], right: Sequence[bool], ways: int = 1) -> bool:
     """Does a rule that is right on `right` of these moves hold as the process, the rest slips? Right at least as
     often as the agent agrees with itself, and at least `FLOOR`, both read where an instance reached the same
     state more than once (a state reached once is a slip's aftermath); where nothing was reached twice, right at
-    least `ALONE` of the time."""
+    least `ALONE` of the time. Either way more often than a coin over the step's `ways` next steps could be
+    (`chance.beats_chance`): a coin's majority over 30 moves reaches `FLOOR` one time in ten."""
     groups: dict[Hashable, list[tuple[str, bool]]] = defaultdict(list)
     for m, ok in zip(moves, right, strict=True):
         groups[m.instance, m.state()].append((m.v, ok))
@@ -228,8 +242,8 @@ def consistent(moves: Sequence[Move], right: Sequence[bool]) -> bool:
     agree, total = agreement({k: [v for v, _ in g] for k, g in lined.items()})
     hits, count = sum(ok for g in lined.values() for _, ok in g), sum(len(g) for g in lined.values())
     if not count:  # nothing lines up (one trial per instance): slips cannot be told from choices, be strict
-        return sum(right) >= ALONE * len(moves)
-    return hits >= FLOOR * count and (not total or hits * total >= agree * count)
+        return sum(right) >= ALONE * len(moves) and beats_chance(sum(right), len(moves), ways)
+    return hits >= FLOOR * count and (not total or hits * total >= agree * count) and beats_chance(hits, count, ways)
 
 
 def judged(right: Sequence[tuple[State, bool, str]], lined_up: bool) -> float:

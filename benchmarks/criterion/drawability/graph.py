@@ -94,7 +94,7 @@ def to_json(d: Drawing, about: dict[str, Any] | None = None) -> str:
                      for n, t in sorted(d.tools.items())],
            "start": {"rules": [_rule(r) for r in d.rules.get(START, ())]},
            "choices": [{"nodes": sorted(c.nodes), "ways": c.ways, "loop": c.loop, "kappa": c.kappa,
-                        "within": c.within, "measured": c.measured}
+                        "within": c.within, "p": c.p, "fixed": c.fixed, "measured": c.measured}
                        for c in sorted(set(d.choices.values()), key=lambda c: sorted(c.nodes))],
            "edges": [{"source": u, "target": v, "walks": d.taken.get((u, v), 0)} for u in sorted(d.edges)
                      for v in d.edges[u]],
@@ -133,7 +133,8 @@ def _parsed(data: Any) -> Drawing:
     if data["start"]["rules"]:
         rules[START] = tuple(Rule(**r) for r in data["start"]["rules"])
     choices = [Choice(frozenset(map(str, c["nodes"])), int(c["ways"]), bool(c["loop"]), float(c["kappa"]),
-                      float(c["within"]), bool(c.get("measured", True))) for c in data["choices"]]
+                      float(c["within"]), float(c.get("p", 0.0)), bool(c.get("fixed", True)),
+                      bool(c.get("measured", True))) for c in data["choices"]]
     routes, cap = data["routes"], int(data["cap"])
     if cap < 1 or (routes is not None and int(routes) < 1):
         raise ValueError("bad drawn graph: cap or routes below 1")

@@ -69,7 +69,8 @@ def _holds(rule: Rule, ms: Sequence[Move]) -> bool:
     if covered and on_error and all(got == m.u for m, got in covered):  # a retry: leaving at its longest is its bound
         top = max(m.stretch for m, _ in covered)
         covered = [(m, got) for m, got in covered if m.stretch < top or m.v == m.u]
-    return consistent([m for m, _ in covered], [got == m.v for m, got in covered])
+    ways = len({m.v for m in ms})  # the coin a rule must beat picks among the step's next steps, not the rule's
+    return consistent([m for m, _ in covered], [got == m.v for m, got in covered], ways)
 
 
 def _candidates(ms: Sequence[Move], pooled: bool = False) -> list[Rule]:
