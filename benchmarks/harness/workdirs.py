@@ -6,7 +6,7 @@ two directory changes on the disk per trial: 1-4 ms of waiting each on the proje
 one of the default run's 12,000 trials. So a folder its trial left empty goes back to a pool for the next
 trial in this process (an empty folder is an empty folder: its name was random anyway, and no result says
 it); a folder the trial wrote to is removed, as before. `release()` removes the pool's folders: the end of
-`run_specs`, and this process's exit.
+`run_specs`, and this process's exit (registered when the pool first keeps a folder, not at import).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from contextlib import contextmanager
 
 PREFIX = "wva-trial-"
 _SPARE: list[str] = []  # empty folders of this process, ready for the next trial
+_REGISTERED: list[bool] = []  # whether `release` runs at this process's exit
 
 
 @contextmanager
@@ -30,6 +31,9 @@ def workdir() -> Iterator[str]:
         yield path
     finally:
         if _empty(path):
+            if not _REGISTERED:
+                atexit.register(release)
+                _REGISTERED.append(True)
             _SPARE.append(path)
         else:
             shutil.rmtree(path, ignore_errors=True)
@@ -48,5 +52,3 @@ def release() -> None:
     while _SPARE:
         shutil.rmtree(_SPARE.pop(), ignore_errors=True)
 
-
-atexit.register(release)
