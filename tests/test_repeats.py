@@ -15,7 +15,7 @@ import pytest
 from benchmarks.cli.main import main
 from benchmarks.criterion.drawability import THRESHOLD, D
 from benchmarks.criterion.read import read_manifest
-from benchmarks.criterion.repeats_runs import RepeatsRuns, repeated_walks
+from benchmarks.criterion.repeats_runs import RepeatsRuns, readable, repeated_walks
 from benchmarks.harness.config import BenchConfig
 from benchmarks.names import REPEATS, REPEATS_INSTANCES, REPEATS_TRIALS
 from benchmarks.studies.repeats import phase
@@ -103,6 +103,10 @@ def test_overwrite_runs_the_phase_again_and_a_stale_folder_is_not_read(tmp_path:
     assert len(walks) == 16 and {len(w) for w in walks.values()} == {3} and all(map(all, walks.values()))
     for stale in ({"trials": REPEATS_TRIALS}, {"seed": 1}, {"code_digest": "another"}, {REPEATS: None}):
         assert RepeatsRuns(out, {**manifest, **stale}).of(TASK) is None, stale  # drawability reads the folder
+        assert not readable(out, {**manifest, **stale}), stale  # ... and the report does not say it read repeats/
+    assert main(["report", str(out)]) == 0  # the report says which walks drawability and the drawn graph read
+    assert ("Drawability read the repeats phase's walks (`repeats/`: the agent alone at 3 trials on the first 16 "
+            "instances); the drawn graph") in (out / "REPORT.md").read_text()
 
 
 def test_repeats_with_a_cost_cap_is_refused_before_anything_runs(tmp_path: Path,

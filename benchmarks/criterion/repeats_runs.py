@@ -31,6 +31,17 @@ Repeated = tuple[pd.DataFrame, dict[str, list[Round]]]  # a task's agent runs in
 MEASURED_ANYWAY = ("drawability_d", "drawability_instances", "drawability_reason", "graph_cap")  # not from walks
 
 
+def readable(out_dir: str | Path, manifest: dict[str, Any]) -> bool:
+    """Whether drawability reads the folder's `repeats/` (see the module docstring): the phase is recorded, its
+    runs are there, it is this folder's (model, seed, code) and has more trials per instance."""
+    folder = Path(out_dir) / REPEATS
+    if not isinstance(manifest.get(REPEATS), dict) or not (folder / "runs.csv").exists():
+        return False
+    own = read_manifest(folder) or {}
+    return all(own.get(k) == manifest.get(k) for k in SAME) and int(own.get("trials") or 0) > int(
+        manifest.get("trials") or 0)
+
+
 class RepeatsRuns:
     """`of(task)`: the task's agent runs in `repeats/` with their walks' rounds, None when drawability reads the
     folder itself; `folder`: the sub-folder read, None when there is none to read."""
@@ -40,11 +51,7 @@ class RepeatsRuns:
         folder = Path(out_dir) / REPEATS
         self.folder: Path | None = None
         self.events: Any = None  # repeats/events.jsonl (`criterion.read.EventLines`) once read
-        if not isinstance(manifest.get(REPEATS), dict) or not (folder / "runs.csv").exists():
-            return
-        own = read_manifest(folder) or {}
-        if any(own.get(k) != manifest.get(k) for k in SAME) or int(own.get("trials") or 0) <= int(
-                manifest.get("trials") or 0):
+        if not readable(out_dir, manifest):
             return
         blocks, self.events, _ = criterion_inputs(folder, COLUMNS)
         for block in blocks:

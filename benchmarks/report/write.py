@@ -14,11 +14,13 @@ import pandas as pd
 from benchmarks.criterion import render
 from benchmarks.criterion.drawability import CAP, THRESHOLD, D
 from benchmarks.criterion.read import counted, load_inputs, sim_caveat, sim_dataset_tasks
+from benchmarks.criterion.repeats_runs import readable
 from benchmarks.criterion.table import PAIRS, write_criterion
 from benchmarks.criterion.verdict import DEFAULT_COST_MARGIN, DEFAULT_MARGIN
 from benchmarks.harness.atomic import write_text_atomic
 from benchmarks.names import DRAWN
 from benchmarks.report.cache_costs import cache_section
+from benchmarks.report.drawability_text import drawability_sentence, drawn_caption, walks_note
 from benchmarks.report.origin import origin_of
 from benchmarks.report.run_facts import batch_note, errors_section, totals_section
 
@@ -105,8 +107,9 @@ def disagreements(manifest: dict[str, Any], runs: pd.DataFrame, models: list[str
     return found
 
 
-def task_paragraph(r: Any, drawn: Any = None) -> str:
-    """A task's paragraph; `drawn`: its drawn comparator's row of criterion_pairs.csv, when it ran."""
+def task_paragraph(r: Any, drawn: Any = None, walks: str = "") -> str:
+    """A task's paragraph; `drawn`: its drawn comparator's row of criterion_pairs.csv, when it ran; `walks`: where
+    drawability's walks came from, when not from the folder itself (`walks_note`)."""
     c = render.cells(r)
     if not c.compared:
         return f"### {r.task}\n\nNo comparison: {r.note}."
@@ -123,32 +126,12 @@ def task_paragraph(r: Any, drawn: Any = None) -> str:
         f"minus workflow: {c.diff} ({c.diff_level} interval). Per trial the workflow costs {c.cost_ratio} the "
         f"agent (95% CI {c.cost_ci}), its median latency is {c.latency} the agent's, and it takes {c.steps} its "
         f"steps. On the cost–success Pareto front: {', '.join(f'`{p}`' for p in str(r.pareto).split(';') if p)}.",
-        "", drawability_sentence(r, c), *(["", render.drawn_sentence(drawn)] if drawn is not None else []),
+        "", drawability_sentence(r, c) + walks, *(["", render.drawn_sentence(drawn)] if drawn is not None else []),
         "",
         f"**Verdict: {c.verdict}** — {c.reason}.{needed} From drawability alone the chapter's rule predicts "
         f"*{c.prediction}*; {agree}.", *(["", render.rr.readings_sentence(r)] if render.rr.readings_sentence(r)
                                          else []),
     ])
-
-
-def drawability_sentence(r: Any, c: render.Cells) -> str:
-    if c.drawability == render.NA:
-        reason = getattr(r, "drawability_reason", None)
-        if isinstance(reason, str) and reason:  # the estimator's own word on why
-            return f"Drawability was {reason}."
-        many = getattr(r, "drawability_instances", 0) >= D + 2
-        return "Drawability could not be measured: " + ("the folder recorded no walk of the agent (no events)."
-                                                        if many else f"fewer than {D + 2} instances with walks.")
-    return (f"A graph drawn from the agent's walks on {int(r.drawability_d)} instances — {c.drawing} — covered "
-            f"**{c.drawability}** of its walks on the instances it had not seen (drawability, 95% CI over "
-            f"{int(r.drawability_instances)} instances).")
-
-
-def drawn_caption(task: str, d: int, json_name: str) -> tuple[str, str]:
-    return (f"The graph drawn from the agent's walks: {task}", f"Learned from the agent's walks on the folder's "
-            f"seeded drawing set of {d} instances, drawn as the workflow it compiles into (each box a step offered "
-            "only its tools, with its bounds; an arc back is a bounded loop; the answer step is the agent's). "
-            f"As data: [`{json_name}`]({json_name}).")
 
 
 def _read_pairs(out: Path) -> pd.DataFrame:
@@ -247,7 +230,8 @@ def write_report(out_dir: str | Path, criterion: pd.DataFrame | None = None,
              method_section(margin, cost_margin, value), "",
              "## Per task", ""]
     drawn = drawn_rows(pairs if pairs is not None else _read_pairs(out))
-    parts += [task_paragraph(r, drawn.get(str(r.task))) + "\n" for r in df.itertuples()]
+    note = walks_note(manifest, readable(out, manifest))
+    parts += [task_paragraph(r, drawn.get(str(r.task)), note) + "\n" for r in df.itertuples()]
     parts += looks_section(manifest)  # a sweep run with --until-decided: where each task stopped
     if sweep is not None:
         parts.append(sweep_section(sweep))
