@@ -47,6 +47,8 @@ def test_the_decided_phase_is_recorded_and_read_at_its_stopping_look(tmp_path: P
     assert set(pilot["pattern"]) == {"single", "chain", "agent"} and pilot["instance"].nunique() == 20
     grown = pd.read_csv(out / "decided" / "runs.csv")
     assert set(grown["pattern"]) == {"chain", "agent"}  # the agent and the declared workflow only
+    totals = [line for line in said.out.splitlines() if line.startswith(f"  + the decided phase ({out}/decided/): $")]
+    assert len(totals) == 1 and totals[0].endswith(f"over {len(grown):,} trials")  # what the run cost says it all
     record = json.loads((out / "manifest.json").read_text())["decided"]
     assert (record["cap"], record["batch"], record["spending"], record["folder"]) == (60, 20, "obf", "decided")
     last = record["looks"][-1]

@@ -40,7 +40,7 @@ def test_bench_json_has_the_summary_verdicts_and_totals(tmp_path: Path, capsys: 
     assert {r["pattern"] for r in doc["summary"]} == {"chain", "agent"}
     assert set(doc["criterion"][0]) == set(pd.read_csv(out / "criterion.csv").columns)
     totals = doc["totals"]
-    assert totals["trials"] == len(runs) == 8 and doc["drawn_totals"] is None
+    assert totals["trials"] == len(runs) == 8 and doc["drawn_totals"] is None and doc["decided_totals"] is None
     assert doc["estimate"] is None  # on the simulator nothing is estimated: its cost is already the estimate
     assert totals["cost_usd"] == pytest.approx(runs["cost_usd"].sum())
     assert totals["total_tokens"] == runs["total_tokens"].sum()

@@ -23,11 +23,13 @@ def criterion_of(outcome: Any, options: dict[str, Any]) -> tuple[Any, str | None
 
 
 def totals(out: Path) -> dict[str, Any]:
-    """The folder's totals, its drawn and repeats phases' (`benchmarks.harness.totals`), None where there are none."""
+    """The folder's totals (the pilot's, where the run went on until decided), its decided, drawn and repeats
+    phases' (`benchmarks.harness.totals`), None where there are none."""
     from benchmarks.harness.totals import run_totals
+    from benchmarks.names import DECIDED
 
-    return {"totals": run_totals(out), "drawn_totals": run_totals(out / "drawn"),
-            "repeats_totals": run_totals(out / "repeats")}
+    return {"totals": run_totals(out), "decided_totals": run_totals(out / DECIDED),
+            "drawn_totals": run_totals(out / "drawn"), "repeats_totals": run_totals(out / "repeats")}
 
 
 def total_lines(out: Path, model: str) -> list[str]:
@@ -35,6 +37,8 @@ def total_lines(out: Path, model: str) -> list[str]:
 
     sums = totals(out)
     lines = [totals_line("total", sums["totals"], model)] if sums["totals"] else []
+    if sums["decided_totals"]:
+        lines.append(totals_line(f"  + the decided phase ({out}/decided/)", sums["decided_totals"], model))
     if sums["drawn_totals"]:
         lines.append(totals_line(f"  + the drawn phase ({out}/drawn/)", sums["drawn_totals"], model))
     if sums["repeats_totals"]:
