@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ..conversation import blocks_of
+from ..conversation import blocks_of, field
 
 
 def _text_of(content: Any) -> str:
@@ -48,6 +48,13 @@ class Request:
 
     def _user_messages(self) -> list[dict[str, Any]]:
         return [m for m in self.messages if m.get("role") == "user"]
+
+    def may_call(self) -> bool:
+        """Whether the model may call a tool now: some are offered and `tool_choice` is not `none` (SimModel
+        offers none under `none`: a drawn workflow's answer step, a compaction). A policy told to answer now
+        answers from what it has, never with the lead-in of a call it may not make."""
+        kind = field(self.tool_choice, "type", "auto") if self.tool_choice is not None else "auto"
+        return bool(self.tools) and kind != "none"
 
     def last_user_text(self) -> str:
         users = self._user_messages()

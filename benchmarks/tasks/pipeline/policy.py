@@ -23,7 +23,8 @@ Second looks (`review`), the same wherever they are asked for:
 - a fix of a line check_format called INVALID: 1 decision (a new format slip). It is asked for by
   the report itself, as a tool result after the model's own check_format call, or quoted in a step's
   prompt (`Fix the layout of the line below`); with the instruction to fix "until it is valid" the
-  fixed line is checked again (within `max_checks` checks), without it the fix is the answer;
+  fixed line is checked again (within `max_checks` checks), without it (or under `tool_choice` `none`,
+  which asks for the answer now) the fix is the answer;
 - a judgement of a line against the record: 1 judgement at `checker_error_rate` (a wrong one passes a
   wrong line or fails a right one). An evaluator step asks for it (`Evaluate the candidate line`);
   the instruction to "check your line against the record before replying" asks for it of a line
@@ -120,16 +121,20 @@ class PipelinePolicy:
         if pt.FORMAT in text:
             values = dict(FIELD_LINE.findall(text))
             return _text(lay_out(values, list(values), decide.correct(f"pipeline|format|{rv.listing(values)}"), rng))
-        if request.tools:
+        if request.tools or self._checks(request):
             return self._checked(request, text, decide)
         return _text(rv.whole_pipeline(text, decide, self.crowding))
 
     def _checked(self, request: Request, text: str, decide: Decider) -> Reply:
-        """A request offering check_format: write the line and check it, then act on the report."""
-        uses = [u for u in request.tool_uses() if u.get("name") == "check_format"]
+        """A request offering check_format, or after its checks: write the line and check it, then act on the
+        report. Told to answer now (`none`, no tools offered: a drawn workflow's answer step) the line it would
+        have checked is the answer; it had laid the whole record out again, crowded (drawn 66% vs agent 96%)."""
+        uses = self._checks(request)
+        may_call = request.may_call()  # told to answer now (`none`): the line it would check is the answer
         if not uses:
-            return _check(rv.whole_pipeline(text, decide, self.crowding), "Checking the layout first.")
-        loop, checks_left = pt.UNTIL_VALID in text, len(uses) < self.max_checks
+            line = rv.whole_pipeline(text, decide, self.crowding)
+            return _check(line, "Checking the layout first.") if may_call else _text(line)
+        loop, checks_left = pt.UNTIL_VALID in text and may_call, len(uses) < self.max_checks
         line = str((uses[-1].get("input") or {}).get("line", ""))
         results = request.tool_results()
         if results and not results[-1]["is_error"] and results[-1]["content"].startswith("VALID"):
@@ -142,6 +147,10 @@ class PipelinePolicy:
             return _text(line)  # give up fixing: answer the last line
         fixed = rv.fix(line, fields_of(text), decide)
         return _check(fixed, "Fixing the layout.") if loop else _text(fixed)
+
+    @staticmethod
+    def _checks(request: Request) -> list[dict]:
+        return [u for u in request.tool_uses() if u.get("name") == "check_format"]
 
     def _looks_clean(self, prompt: str) -> bool:
         record, fields = record_of(prompt).strip(), fields_of(prompt)

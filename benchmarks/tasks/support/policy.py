@@ -124,7 +124,9 @@ class SupportPolicy:
 
     def _answer(self, request: Request, text: str, decide: Decider) -> Reply:
         """A turn after lookups. Told to retry or to check, it works per question (`recovery`); else it
-        answers whatever its one round returned."""
+        answers whatever its one round returned. Told to answer now (`none`, no tools offered: a drawn
+        workflow's answer step) it answers what its lookups found: no retry or re-check it could not make
+        (their lead-in, "Checking my answer again…", was the drawn workflow's answer 17 times in 50)."""
         if st.RETRY not in text and st.CHECK not in text:
             results = {r["tool_use_id"]: r for r in request.tool_results()}
             uses = request.tool_uses()
@@ -137,6 +139,8 @@ class SupportPolicy:
         ticket_text = ticket_of(request.first_user_text())
         ticket = read(ticket_text)
         history = from_conversation(request, len(ticket.issues), self.max_retries)
+        if not request.may_call():  # told to answer now (`none`): no retry or re-check, whatever it has
+            return _text(compose(history, decide, self.crowding))
         if st.RETRY in text and (again := pending(history, self.max_retries)):
             return _calls(replan(ticket, history, again, decide, self.crowding), "That lookup failed; trying again.")
         reply = compose(history, decide, self.crowding)
