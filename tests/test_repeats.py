@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from benchmarks.cli.main import main
-from benchmarks.criterion.drawability import THRESHOLD, D
+from benchmarks.criterion.drawability import THRESHOLD, D, drawing_file, drawn_graph, to_json
 from benchmarks.criterion.read import read_manifest
 from benchmarks.criterion.repeats_runs import RepeatsRuns, readable, repeated_walks
 from benchmarks.harness.config import BenchConfig
@@ -105,8 +105,8 @@ def test_overwrite_runs_the_phase_again_and_a_stale_folder_is_not_read(tmp_path:
         assert RepeatsRuns(out, {**manifest, **stale}).of(TASK) is None, stale  # drawability reads the folder
         assert not readable(out, {**manifest, **stale}), stale  # ... and the report does not say it read repeats/
     assert main(["report", str(out)]) == 0  # the report says which walks drawability and the drawn graph read
-    assert ("Drawability read the repeats phase's walks (`repeats/`: the agent alone at 3 trials on the first 16 "
-            "instances); the drawn graph") in (out / "REPORT.md").read_text()
+    assert ("Drawability, and the drawn graph with its picture, read the repeats phase's walks (`repeats/`: the "
+            "agent alone at 3 trials on the first 16 instances)") in (out / "REPORT.md").read_text()
 
 
 def test_repeats_with_a_cost_cap_is_refused_before_anything_runs(tmp_path: Path,
@@ -118,3 +118,20 @@ def test_repeats_with_a_cost_cap_is_refused_before_anything_runs(tmp_path: Path,
     assert main([*BENCH, "--out", str(out), "--repeats", "--no-repeats"]) == 2  # one or the other
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not allowed with argument --repeats" in err[0] and not out.exists()
+
+
+def test_the_drawn_comparator_is_drawn_from_the_walks_drawability_reads(tmp_path: Path) -> None:
+    """The drawn graph, its picture and the drawn runs come from the repeats phase's walks when it ran (one trial
+    per instance reads a step the agent leaves one time in five as a rule), and the criterion reads those runs."""
+    task = "walks:process=pipeline,shortest=3,longest=3"
+    out = tmp_path / "d"
+    assert main(["bench", "--tasks", task, "--patterns", "single,agent", "--model", "sim:error_rate=0.05",
+                 "--instances", "48", "--workers", "1", "--fixed", "--quiet", "--out", str(out)]) == 0
+    about = json.loads((out / "drawn" / drawing_file(task)).read_text())["about"]
+    walks = repeated_walks(out, read_manifest(out))[task]
+    chosen, drawing = drawn_graph(walks, D, 0)
+    assert len(walks) == REPEATS_INSTANCES < 48 and about["drawing_instances"] == chosen  # drawn among the 40
+    written = json.loads((out / "drawn" / drawing_file(task)).read_text())
+    assert written["nodes"] == json.loads(to_json(drawing))["nodes"]
+    pairs = pd.read_csv(out / "criterion_pairs.csv")
+    assert (pairs["workflow"] == "drawn").sum() == 1  # its runs are read: the drawing is the one these walks give

@@ -5,8 +5,9 @@ walks give now.
 The drawn runs are derived from the folder: a bench run again (`--overwrite`, or `--resume` adding
 instances) draws another graph, and the old `drawn/` rows then measure a workflow that is no longer this
 folder's drawing. Each task's drawing file (`drawn/<task>.json`) is compared with the graph learned again
-from the folder's walks (`drawability.drawn_graph`, the folder's seed); on any difference the rows are not
-read, and the comparator `drawn` is absent until the study runs again.
+from the walks drawability reads (`drawability.drawn_graph`, the folder's seed): the repeats phase's when
+the criterion reads it (`repeats_runs`), else the folder's own; on any difference the rows are not read, and
+the comparator `drawn` is absent until the study runs again.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ class DrawnRuns:
             runs["success"] = read_success(runs["success"], self.folder / RUNS)
             self.runs = runs[runs["pattern"] == DRAWN]
 
-    def of(self, task: str, rows: pd.DataFrame, rounds: dict[str, list[Round]]) -> pd.DataFrame:
-        """`rows`: the task's runs in the folder (its agent's walks: `rounds`)."""
+    def of(self, task: str, rows: pd.DataFrame, rounds: dict[str, list[Round]],
+           repeated: tuple[pd.DataFrame, dict[str, list[Round]]] | None = None) -> pd.DataFrame:
+        """`rows`: the task's runs in the folder (its agent's walks: `rounds`); `repeated`: the task's agent runs
+        and rounds in `repeats/` when drawability reads them (`RepeatsRuns.of`), the walks drawn from then."""
         mine = self.runs[self.runs["task"] == task]
-        if mine.empty or not self.current(task, rows, rounds):
+        if mine.empty or not self.current(task, *(repeated or (rows, rounds))):
             return self.runs.iloc[0:0]
         return mine
 

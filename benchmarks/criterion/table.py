@@ -232,10 +232,11 @@ def criterion_tables(out_dir: str | Path, threshold: float = THRESHOLD, margin: 
         g = without_design_errors(g)
         agents = set(g.loc[g["pattern"] == "agent", "run_id"])  # only the agent's walks are measured
         rounds = rounds_by_run(events.of_runs(agents))
+        repeated = repeats.of(str(task))  # drawability's walks (and the drawn graph's) when the phase ran
         # a label missing from the manifest may itself be a spec (a built-in family's `multihop:hops=3`)
         row, pair = task_row(str(task), g, rounds, specs.get(str(task), str(task)), seed, threshold, options,
-                             (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds),
-                             decided.of(str(task)), repeats.of(str(task)))
+                             (levels or {}).get(str(task), FIXED), drawn.of(str(task), g, rounds, repeated),
+                             decided.of(str(task)), repeated)
         rows.append(row)
         pairs.append(pair)
     replicates = read_replicates(out_dir, manifest.get("code_digest"))  # another code version's: stale, left out

@@ -25,17 +25,17 @@ def drawability_sentence(r: Any, c: render.Cells) -> str:
 
 def walks_note(manifest: dict[str, Any], read: bool) -> str:
     """Where drawability read the agent's walks, when it read the repeats phase (`read`: the criterion read it):
-    said, because the drawn graph and its picture are learned from the folder's own walks, not these."""
+    there, and not in the folder itself, and the drawn graph, its picture and the drawn comparator with it."""
     block = manifest.get(REPEATS)
     if not read or not isinstance(block, dict):
         return ""
-    return (f" Drawability read the repeats phase's walks (`{block.get('folder', REPEATS)}/`: the agent alone at "
-            f"{block.get('trials_per_instance', '?')} trials on the first {block.get('instances', '?')} instances); "
-            "the drawn graph, its picture and the drawn comparator were learned from this folder's own walks.")
+    return (f" Drawability, and the drawn graph with its picture, read the repeats phase's walks "
+            f"(`{block.get('folder', REPEATS)}/`: the agent alone at {block.get('trials_per_instance', '?')} trials "
+            f"on the first {block.get('instances', '?')} instances), where an instance's trials show its slips.")
 
 
 def drawn_caption(task: str, d: int, json_name: str) -> tuple[str, str]:
-    return (f"The graph drawn from the agent's walks: {task}", f"Learned from the agent's walks on the folder's "
-            f"seeded drawing set of {d} instances, drawn as the workflow it compiles into (each box a step offered "
-            "only its tools, with its bounds; an arc back is a bounded loop; the answer step is the agent's). "
-            f"As data: [`{json_name}`]({json_name}).")
+    return (f"The graph drawn from the agent's walks: {task}", f"Learned from the agent's walks on a seeded drawing "
+            f"set of {d} instances (the walks drawability reads), drawn as the workflow it compiles into (each box "
+            "a step offered only its tools, with its bounds; an arc back is a bounded loop; the answer step is the "
+            f"agent's). As data: [`{json_name}`]({json_name}).")

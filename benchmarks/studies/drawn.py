@@ -8,8 +8,12 @@ Running a model is the harness's job and learning a drawing the criterion's, and
 import the criterion: this study joins them, after a bench, in three steps.
 
 1. **Draw.** For each task of DIR/runs.csv whose agent walked on at least D + 2 instances, the graph is
-   learned from the agent's walks on the folder's seeded drawing set of D instances
-   (`drawability.drawn_graph`, the folder's seed: the drawing the report pictures) and written to
+   learned from the agent's walks on a seeded drawing set of D instances (`drawability.drawn_graph`, the
+   folder's seed: the drawing the report pictures), the walks drawability reads: the repeats phase's (the
+   agent at 3 trials on the first instances, `DIR/repeats/`) when it ran, else DIR's own. One trial per
+   instance cannot tell the agent's slips from its process (a step it leaves one time in five reads as a
+   rule), so a graph drawn from it can end a loop the agent keeps: on `pipeline`, the self-check after a
+   VALID line (the drawn workflow 66% against the agent's 96%). It is written to
    `DIR/drawn/<task>.json`, with what it was drawn from (`about`: the task's spec, the drawing instances,
    and the testing instances: those the agent ran that the drawing did not see).
 2. **Run.** An ordinary bench into `DIR/drawn/`: one pattern, `drawn`; per task a `DrawnTask` (a family
@@ -47,6 +51,7 @@ from benchmarks.criterion.drawability import D, compile_drawing, drawing_file, d
 from benchmarks.criterion.drawability.walks import rounds_by_run, walks_of_runs
 from benchmarks.criterion.families import task_specs
 from benchmarks.criterion.read import EventLines, read_manifest
+from benchmarks.criterion.repeats_runs import repeated_walks
 from benchmarks.harness.atomic import write_text_atomic
 from benchmarks.harness.config import BenchConfig
 from benchmarks.harness.errors import SweepRefused
@@ -138,10 +143,11 @@ def draw_tasks(out: Path, seed: int) -> Drawings:
     runs = read_runs(out, ["run_id", "pattern", "task", "instance", "trial"])
     agents = runs[runs["pattern"] == "agent"].sort_values(["task", "instance", "trial"], kind="stable")
     rounds = rounds_by_run(EventLines(out / EVENTS).of_runs(set(agents["run_id"].astype(str))))
-    specs = task_specs(read_manifest(out))
+    manifest = read_manifest(out)
+    specs, repeated = task_specs(manifest), repeated_walks(out, manifest)
     made, counts, skipped = [], [], []
     for task in dict.fromkeys(runs["task"].astype(str)):
-        walks = walks_of_runs(agents[agents["task"] == task], rounds)
+        walks = repeated.get(task) or walks_of_runs(agents[agents["task"] == task], rounds)
         if task not in specs or sum(1 for w in walks.values() if w) < D + 2 or not rounds:
             why = "its family cannot be rebuilt" if task not in specs else \
                 "no walk was recorded" if not rounds else f"fewer than {D + 2} instances with agent walks"

@@ -67,7 +67,8 @@ def _draw_all(out: Path, runs: pd.DataFrame, events: Any, criterion: pd.DataFram
     walks = {str(t): walks_of_runs(g, rounds) for t, g in agents.groupby("task", sort=False)} if rounds else {}
     from benchmarks.criterion.repeats_runs import repeated_walks  # drawability's walks: repeats/ when it ran
 
-    curves = {t: learning_curve(w, seed=seed) for t, w in {**walks, **repeated_walks(out, manifest)}.items()}
+    walks |= repeated_walks(out, manifest)  # the learning curve and the drawn graph read what drawability reads
+    curves = {t: learning_curve(w, seed=seed) for t, w in walks.items()}
     if any(curves.values()):
         charts["learning"] = learning_chart(curves, out)
     for row in criterion.itertuples():
