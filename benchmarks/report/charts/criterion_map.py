@@ -29,7 +29,10 @@ EXPECT_WORKFLOW, EXPECT_AGENT = "#DCEBF7", "#FBE3D3"  # pale blue / pale vermill
 OFFSETS = [((10, 8), "left"), ((-10, 8), "right"), ((10, -16), "left"), ((-10, -16), "right"),
            ((0, 16), "center"), ((0, -26), "center"), ((14, -4), "left"), ((-14, -4), "right"),
            ((22, 18), "left"), ((-22, 18), "right"), ((22, -28), "left"), ((-22, -28), "right"),
-           ((0, 30), "center"), ((0, -40), "center")]
+           ((0, 30), "center"), ((0, -40), "center"),
+           # farther out, with a leader line: where tasks crowd near drawability 1 the nearer ones are taken
+           ((-45, 34), "right"), ((-45, -44), "right"), ((-70, 8), "right"), ((-70, -20), "right"),
+           ((-45, 56), "right"), ((-45, -66), "right")]
 
 
 @dataclass
@@ -91,9 +94,13 @@ def _overlaps(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _label(ax: Any, p: Point, offset: tuple[int, int], ha: str) -> Any:
+def _label(ax: Any, p: Point, offset: tuple[int, int], ha: str, leader: bool = False) -> Any:
+    """A point's label at `offset`; `leader`: with a thin line to its point, so that a label pushed away by its
+    neighbours (tasks crowded near drawability 1) is never read as another point's."""
+    arrow = {"arrowstyle": "-", "color": "#777777", "lw": 0.6, "shrinkA": 0, "shrinkB": 3} if leader else None
     return ax.annotate(p.label, (p.x, p.y), xytext=offset, textcoords="offset points", ha=ha, fontsize=8, zorder=5,
-                       bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+                       bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
+                       arrowprops=arrow)
 
 
 def _obstacles(ax: Any, p: Point, px: float) -> list[tuple[float, ...]]:
@@ -133,7 +140,7 @@ def place_labels(ax: Any, pts: list[Point]) -> None:
         choice = min(hits, key=hits.__getitem__) if hits else OFFSETS[0]
         if choice in boxes:
             taken.append(boxes[choice])
-        _label(ax, p, *choice)
+        _label(ax, p, *choice, leader=choice != OFFSETS[0])
 
 
 def criterion_map(criterion: pd.DataFrame, out: Path, sweep: pd.DataFrame | None = None,
