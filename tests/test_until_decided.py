@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -147,10 +148,19 @@ def without_wall(out: Path) -> pd.DataFrame:
     return pd.read_csv(out / "runs.csv").drop(columns=["wall_s"])
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    """The sweep run once without a kill, (its folder, its result): what both interrupted cases must reach. Shared:
+    the same config and seed give the same rows each time, and no test writes to it."""
+    out = tmp_path_factory.mktemp("whole")
+    config = BenchConfig(patterns=("single", "agent"), tasks=TWO, trials=3, out=out)
+    return out, asyncio.run(run_until_decided(config, design(10, 40), Options()))
+
+
 @pytest.mark.parametrize(("on", "after"), [("trial", 150), ("look", 2)])
-def test_an_interrupted_run_resumes_to_the_uninterrupted_result(tmp_path: Path, on: str, after: int) -> None:
-    config = BenchConfig(patterns=("single", "agent"), tasks=TWO, trials=3, out=tmp_path / "whole")
-    whole = asyncio.run(run_until_decided(config, design(10, 40), Options()))
+def test_an_interrupted_run_resumes_to_the_uninterrupted_result(tmp_path: Path, on: str, after: int,
+                                                                uninterrupted: tuple[Path, Any]) -> None:
+    folder, whole = uninterrupted
     cut = BenchConfig(patterns=("single", "agent"), tasks=TWO, trials=3, out=tmp_path / "cut")
     with pytest.raises(Killed):
         asyncio.run(run_until_decided(cut, design(10, 40), Options(), **interrupted(on, after)))
@@ -158,8 +168,8 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_result(tmp_path: Path, 
     assert 120 < kept < whole.outcome.ran  # look 1 ran 120 trials (10 instances × 2 patterns × 3 trials × 2 tasks)
     resumed = asyncio.run(run_until_decided(BenchConfig(**{**vars(cut), "resume": True}), design(10, 40), Options()))
     assert resumed.outcome.ran == whole.outcome.ran - kept  # no finished trial ran again
-    pd.testing.assert_frame_equal(without_wall(tmp_path / "cut"), without_wall(tmp_path / "whole"))
-    assert manifest(tmp_path / "cut")["until_decided"] == manifest(tmp_path / "whole")["until_decided"]
+    pd.testing.assert_frame_equal(without_wall(tmp_path / "cut"), without_wall(folder))
+    assert manifest(tmp_path / "cut")["until_decided"] == manifest(folder)["until_decided"]
     assert resumed.records == whole.records
 
 
@@ -173,6 +183,16 @@ def test_the_same_command_again_has_nothing_to_do(tmp_path: Path, capsys: pytest
     assert {p: p.read_bytes() for p in before} == before
 
 
+@pytest.fixture(scope="module")
+def sequential_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `--until-decided` sweep of multihop (batch 10 up to 30), run once for the four refusals below: each
+    refusal reads the folder it finds, so a copy of the same sweep's folder is what a fresh run would leave."""
+    out = tmp_path_factory.mktemp("sequential") / "r"
+    argv = [*BENCH, "--tasks", "multihop", "--max-instances", "30", "--batch", "10", "--out", str(out)]
+    assert main(argv) == 0
+    return out
+
+
 @pytest.mark.parametrize(("change", "named"), [
     (["--batch", "15"], "--batch 10, and this one asks for --batch 15"),
     (["--margin", "0.1"], "--margin 0.05, and this one asks for --margin 0.1"),
@@ -180,10 +200,9 @@ def test_the_same_command_again_has_nothing_to_do(tmp_path: Path, capsys: pytest
     (["--seed", "1"], "--seed"),  # the harness's own rule, naming its setting
 ])
 def test_a_folder_run_with_other_flags_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                  change: list[str], named: str) -> None:
+                                                  change: list[str], named: str, sequential_folder: Path) -> None:
+    shutil.copytree(sequential_folder, tmp_path / "r")  # a copy: each case starts from the folder as written
     argv = [*BENCH, "--tasks", "multihop", "--max-instances", "30", "--batch", "10", "--out", str(tmp_path / "r")]
-    assert main(argv) == 0
-    capsys.readouterr()
     changed = [*argv, *change] if change[0] != "--batch" else [*argv[:-4], "--batch", "15", *argv[-2:]]
     assert main([*changed, "--resume"]) == 2
     assert named in error_of(capsys)
