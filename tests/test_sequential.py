@@ -77,17 +77,23 @@ def test_the_equivalence_leg_keeps_the_fixed_designs_power() -> None:
     assert (looked == "either").mean() >= (fixed == "either").mean() - 0.025
 
 
-def _multihop(tmp_path: Path) -> pd.DataFrame:
+@pytest.fixture(scope="module")
+def multihop(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One fixed-size multihop sweep (single against the agent, 40 instances x 3 trials), run once for the two
+    tests below: both only read it (runs.csv, and the criterion read from the folder)."""
+    out = tmp_path_factory.mktemp("multihop")
     argv = ["bench", "--tasks", "multihop", "--patterns", "single,agent", "--instances", "40", "--trials", "3",
-            "--out", str(tmp_path), "--quiet"]
+            "--out", str(out), "--quiet"]
     assert main(argv) == 0
-    return pd.read_csv(tmp_path / "runs.csv", dtype={"instance": str})
+    return out
 
 
-def test_the_api_stops_single_against_the_agent_on_multihop(tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    runs = _multihop(tmp_path)
-    capsys.readouterr()
+def _multihop(folder: Path) -> pd.DataFrame:
+    return pd.read_csv(folder / "runs.csv", dtype={"instance": str})
+
+
+def test_the_api_stops_single_against_the_agent_on_multihop(multihop: Path) -> None:
+    runs = _multihop(multihop)
     d = design(10, 40)
     order = list(dict.fromkeys(runs["instance"]))
     records = []
@@ -108,15 +114,15 @@ def test_a_look_needs_both_sides(tmp_path: Path) -> None:
         decide_at_look(design(5, 10), 1, runs, "t")
 
 
-def test_the_criterion_reads_a_task_at_its_stopping_look(tmp_path: Path) -> None:
+def test_the_criterion_reads_a_task_at_its_stopping_look(multihop: Path) -> None:
     """A sequential folder's criterion reads each task at the levels of the look it stopped at."""
     from benchmarks.criterion.bounds import Levels
     from benchmarks.criterion.table import criterion_table
 
-    runs = _multihop(tmp_path)
+    runs = _multihop(multihop)
     decision = decide_at_look(design(10, 40), 1, runs[runs["instance"].isin(sorted(set(runs["instance"]))[:10])],
                               "multihop", "chain")
     strict = Levels(**json.loads(json.dumps(decision.record()))["levels"])
-    fixed, looked = criterion_table(tmp_path).iloc[0], criterion_table(tmp_path, levels={"multihop": strict}).iloc[0]
+    fixed, looked = criterion_table(multihop).iloc[0], criterion_table(multihop, levels={"multihop": strict}).iloc[0]
     assert looked.diff_level == pytest.approx(strict.win) and looked.diff_level > fixed.diff_level == 0.975
     assert looked.diff_ci_high - looked.diff_ci_low > fixed.diff_ci_high - fixed.diff_ci_low
