@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pytest
+from matplotlib.text import Text
 
 from benchmarks.report.charts.style import log_axis, panels, usd
 
@@ -55,7 +56,7 @@ def test_the_map_labels_sit_on_no_marker_error_bar_or_other_label() -> None:
     place_labels(ax, pts)
     fig.canvas.draw()
     px = fig.dpi / 72
-    labels = [t.get_window_extent() for t in ax.texts]
+    labels = [Text.get_window_extent(t) for t in ax.texts]  # the label's box, not its leader line's
     assert len(labels) == len(pts) and not overlapping(labels)
     for box in labels:
         for obstacle in (o for p in pts for o in _obstacles(ax, p, px)):
