@@ -8,6 +8,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks.tasks.registry import load_task
 from patterns.sim import SimModel
 from patterns.workflows.steps import render
@@ -70,3 +72,27 @@ def test_support_told_to_answer_now_after_a_failed_lookup_answers_what_it_has() 
     now = asyncio.run(model.create(**params, tool_choice={"type": "none"}))
     (text,) = [b.text for b in now.content if b.type == "text"]
     assert now.stop_reason == "end_turn" and "trying again" not in text and text.strip()
+
+
+def first_turn(task: str, tool_choice: dict[str, Any] | None) -> Any:
+    """The agent's first turn on `task`'s first instance, with or without `tool_choice`."""
+    family = load_task(task)
+    instance = family.instances(1, 0)[0]
+    agent = family.design("agent", family.environment(instance, Path(".")))
+    params: dict[str, Any] = {"messages": [{"role": "user", "content": render(agent.prompt, instance.prompt,
+                                                                               instance.prompt)}],
+                              "tools": agent.tools.params, "max_tokens": 500, "system": agent.system or ""}
+    if tool_choice is not None:
+        params["tool_choice"] = tool_choice
+    return asyncio.run(SimModel(policy=family.policy(), error_rate=0.0).create(**params))
+
+
+@pytest.mark.parametrize(("task", "lead_in", "answer"), [("explore", "Looking in", "UNKNOWN"),
+                                                        ("repair", "I'll read the file", "NOT FIXED")])
+def test_the_trails_and_repair_told_to_answer_now_say_what_they_know(task: str, lead_in: str, answer: str) -> None:
+    """A trail not yet at its end, a file not yet validated: with tools the first turn looks or reads; told
+    `none`, the answer says the trail or the file is unfinished, not the lead-in of the look."""
+    assert first_turn(task, None).stop_reason == "tool_use"
+    now = first_turn(task, {"type": "none"})
+    (text,) = [b.text for b in now.content if b.type == "text"]
+    assert text.startswith(answer) and lead_in not in text

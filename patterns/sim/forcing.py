@@ -7,8 +7,8 @@ Whatever it replies, `honoured(reply, request)` then makes the reply obey the re
 `tool`):
 - `auto` or absent: the reply is unchanged;
 - `none`: the reply has no tool_use block (any the policy made are dropped; it was offered no tools, and
-  `Request.may_call` tells a policy to answer now from what it has, as `pipeline` and `support` do, so that
-  a drawn workflow's answer step never answers with the lead-in of a call it may not make);
+  `Request.may_call` tells a policy to answer now from what it has, as the built-in families' policies do,
+  so that a drawn workflow's answer step never answers with the lead-in of a call it may not make);
 - `any` / `tool`: the reply calls a tool it was offered (for `tool`, the named one, the only one
   offered). A reply that does is kept, minus its text: the API starts a forced turn with the tool
   call, so the model writes nothing before it. A reply that does not (no tool_use, or only calls

@@ -72,6 +72,19 @@ def _last_round(request: Request) -> list[tuple[str, dict[str, Any]]]:
     return [(names.get(r["tool_use_id"], ""), r) for r in request.last_tool_results()]
 
 
+def _answer_now(request: Request, path: str) -> Reply:
+    """Told to answer now (`tool_choice` `none`, a drawn workflow's answer step): what the last validation in the
+    conversation said, never the lead-in of a call it may not make ("Fixing line 7.", "Let me validate again.")."""
+    uses = request.tool_uses()
+    names = {u.get("id"): str(u.get("name", "")) for u in uses}
+    checks = [r for r in request.tool_results() if names.get(r["tool_use_id"]) == "validate"]
+    passed = bool(checks) and not checks[-1]["is_error"] and checks[-1]["content"].startswith("OK")
+    if passed and uses[-1].get("name") == "validate":  # nothing edited since the validator passed
+        return _text(f"DONE: the validator passes on {path}.")
+    said = f": {_first_line(checks[-1]['content'])}" if checks else ""
+    return _text(f"NOT FIXED: the file has not passed the validator since its last edit{said}")
+
+
 def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else "(empty)"
 
@@ -110,6 +123,8 @@ class RepairPolicy:
 
     def _agent(self, request: Request, decide: Decider, prompt: str, path: str) -> Reply:
         """The task prompt, as an agent's turn (or a single call's only round)."""
+        if not request.may_call():  # told to answer now (`none`): no read, edit or check it may not make
+            return _answer_now(request, path)
         if not request.tool_uses():
             return _calls("I'll read the file and run the validator.", ("read_file", {"path": path}),
                           ("validate", {"path": path}))

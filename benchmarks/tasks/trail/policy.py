@@ -123,6 +123,8 @@ class TrailPolicy:
         top = clues[-1]
         if top.kind == "final":
             return _text(self.answer(top, decide))
+        if not request.may_call():  # told to answer now (`none`): no look it may not take, as `_one_round` says
+            return _text("UNKNOWN: the trail goes on beyond where I may look.")
         place = self.choose(top, tried.get(top.key, set()), decide)
         return Reply([{"type": "text", "text": f"Looking in {place}."},
                       {"type": "tool_use", "name": place, "input": {"key": top.key}}])
