@@ -26,10 +26,10 @@ def totals(out: Path) -> dict[str, Any]:
     """The folder's totals (the pilot's, where the run went on until decided), its decided, drawn and repeats
     phases' (`benchmarks.harness.totals`), None where there are none."""
     from benchmarks.harness.totals import run_totals
-    from benchmarks.names import DECIDED
+    from benchmarks.names import DECIDED, DRAWN, REPEATS
 
     return {"totals": run_totals(out), "decided_totals": run_totals(out / DECIDED),
-            "drawn_totals": run_totals(out / "drawn"), "repeats_totals": run_totals(out / "repeats")}
+            "drawn_totals": run_totals(out / DRAWN), "repeats_totals": run_totals(out / REPEATS)}
 
 
 def total_lines(out: Path, model: str) -> list[str]:

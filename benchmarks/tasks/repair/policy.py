@@ -66,20 +66,24 @@ def _calls(text: str, *uses: tuple[str, dict[str, Any]]) -> Reply:
     return Reply([{"type": "text", "text": text}] + [{"type": "tool_use", "name": n, "input": i} for n, i in uses])
 
 
+def _named(request: Request, results: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """(tool name, result) for each of `results`, named by the call it answers."""
+    names = {u.get("id"): str(u.get("name", "")) for u in request.tool_uses()}
+    return [(names.get(r["tool_use_id"], ""), r) for r in results]
+
+
 def _last_round(request: Request) -> list[tuple[str, dict[str, Any]]]:
     """(tool name, result) for each tool call of the previous assistant turn."""
-    names = {u.get("id"): str(u.get("name", "")) for u in request.tool_uses()}
-    return [(names.get(r["tool_use_id"], ""), r) for r in request.last_tool_results()]
+    return _named(request, request.last_tool_results())
 
 
 def _answer_now(request: Request, path: str) -> Reply:
     """Told to answer now (`tool_choice` `none`, a drawn workflow's answer step): what the last validation in the
     conversation said, never the lead-in of a call it may not make ("Fixing line 7.", "Let me validate again.")."""
-    uses = request.tool_uses()
-    names = {u.get("id"): str(u.get("name", "")) for u in uses}
-    checks = [r for r in request.tool_results() if names.get(r["tool_use_id"]) == "validate"]
+    done = _named(request, request.tool_results())
+    checks = [r for name, r in done if name == "validate"]
     passed = bool(checks) and not checks[-1]["is_error"] and checks[-1]["content"].startswith("OK")
-    if passed and uses[-1].get("name") == "validate":  # nothing edited since the validator passed
+    if passed and done[-1][0] == "validate":  # nothing edited since the validator passed
         return _text(f"DONE: the validator passes on {path}.")
     said = f": {_first_line(checks[-1]['content'])}" if checks else ""
     return _text(f"NOT FIXED: the file has not passed the validator since its last edit{said}")
